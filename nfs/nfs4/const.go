@@ -1,0 +1,406 @@
+// Package nfs4 holds the NFSv4.1/4.2 and ONC RPC wire constants and small wire
+// types shared by the server (package nfs) and the in-repo client. Numbers are
+// from RFC 5531 (RPC), RFC 8881 (NFSv4.1) and RFC 7862 (NFSv4.2).
+package nfs4
+
+// ONC RPC (RFC 5531).
+const (
+	RPCVersion = 2
+
+	MsgCall  = 0
+	MsgReply = 1
+
+	MsgAccepted = 0
+	MsgDenied   = 1
+
+	AcceptSuccess      = 0
+	AcceptProgUnavail  = 1
+	AcceptProgMismatch = 2
+	AcceptProcUnavail  = 3
+	AcceptGarbageArgs  = 4
+	AcceptSystemErr    = 5
+
+	RejectRPCMismatch = 0
+	RejectAuthError   = 1
+
+	AuthOK           = 0
+	AuthBadCred      = 1
+	AuthRejectedCred = 2
+	AuthBadVerf      = 3
+	AuthRejectedVerf = 4
+	AuthTooWeak      = 5
+
+	AuthNone = 0
+	AuthSys  = 1
+
+	ProgramNFS   = 100003
+	NFSVersion   = 4
+	ProcNull     = 0
+	ProcCompound = 1
+
+	// MaxAuthBytes is the RFC 5531 limit on a credential or verifier body.
+	MaxAuthBytes = 400
+)
+
+// Operation numbers.
+const (
+	OpAccess             = 3
+	OpClose              = 4
+	OpCommit             = 5
+	OpCreate             = 6
+	OpDelegPurge         = 7
+	OpDelegReturn        = 8
+	OpGetattr            = 9
+	OpGetfh              = 10
+	OpLink               = 11
+	OpLock               = 12
+	OpLockt              = 13
+	OpLocku              = 14
+	OpLookup             = 15
+	OpLookupp            = 16
+	OpNverify            = 17
+	OpOpen               = 18
+	OpOpenattr           = 19
+	OpOpenConfirm        = 20
+	OpOpenDowngrade      = 21
+	OpPutfh              = 22
+	OpPutpubfh           = 23
+	OpPutrootfh          = 24
+	OpRead               = 25
+	OpReaddir            = 26
+	OpReadlink           = 27
+	OpRemove             = 28
+	OpRename             = 29
+	OpRenew              = 30
+	OpRestorefh          = 31
+	OpSavefh             = 32
+	OpSecinfo            = 33
+	OpSetattr            = 34
+	OpSetclientid        = 35
+	OpSetclientidConfirm = 36
+	OpVerify             = 37
+	OpWrite              = 38
+	OpReleaseLockowner   = 39
+	OpBackchannelCtl     = 40
+	OpBindConnToSession  = 41
+	OpExchangeID         = 42
+	OpCreateSession      = 43
+	OpDestroySession     = 44
+	OpFreeStateid        = 45
+	OpGetDirDelegation   = 46
+	OpGetdeviceinfo      = 47
+	OpGetdevicelist      = 48
+	OpLayoutcommit       = 49
+	OpLayoutget          = 50
+	OpLayoutreturn       = 51
+	OpSecinfoNoName      = 52
+	OpSequence           = 53
+	OpSetSSV             = 54
+	OpTestStateid        = 55
+	OpWantDelegation     = 56
+	OpDestroyClientid    = 57
+	OpReclaimComplete    = 58
+	OpAllocate           = 59
+	OpCopy               = 60
+	OpCopyNotify         = 61
+	OpDeallocate         = 62
+	OpIOAdvise           = 63
+	OpLayouterror        = 64
+	OpLayoutstats        = 65
+	OpOffloadCancel      = 66
+	OpOffloadStatus      = 67
+	OpReadPlus           = 68
+	OpSeek               = 69
+	OpWriteSame          = 70
+	OpClone              = 71
+	OpGetxattr           = 72
+	OpSetxattr           = 73
+	OpListxattrs         = 74
+	OpRemovexattr        = 75
+	OpIllegal            = 10044
+)
+
+// Status codes (nfsstat4).
+const (
+	OK                   = 0
+	ErrPerm              = 1
+	ErrNoent             = 2
+	ErrIO                = 5
+	ErrNxio              = 6
+	ErrAccess            = 13
+	ErrExist             = 17
+	ErrXdev              = 18
+	ErrNotdir            = 20
+	ErrIsdir             = 21
+	ErrInval             = 22
+	ErrFbig              = 27
+	ErrNospc             = 28
+	ErrRofs              = 30
+	ErrMlink             = 31
+	ErrNametoolong       = 63
+	ErrNotempty          = 66
+	ErrDquot             = 69
+	ErrStale             = 70
+	ErrBadhandle         = 10001
+	ErrBadCookie         = 10003
+	ErrNotsupp           = 10004
+	ErrToosmall          = 10005
+	ErrServerfault       = 10006
+	ErrBadtype           = 10007
+	ErrDelay             = 10008
+	ErrSame              = 10009
+	ErrDenied            = 10010
+	ErrExpired           = 10011
+	ErrLocked            = 10012
+	ErrGrace             = 10013
+	ErrFhexpired         = 10014
+	ErrShareDenied       = 10015
+	ErrWrongsec          = 10016
+	ErrClidInuse         = 10017
+	ErrResource          = 10018
+	ErrMoved             = 10019
+	ErrNofilehandle      = 10020
+	ErrMinorVersMismatch = 10021
+	ErrStaleClientid     = 10022
+	ErrStaleStateid      = 10023
+	ErrOldStateid        = 10024
+	ErrBadStateid        = 10025
+	ErrBadSeqid          = 10026
+	ErrNotSame           = 10027
+	ErrLockRange         = 10028
+	ErrSymlink           = 10029
+	ErrRestorefh         = 10030
+	ErrAttrnotsupp       = 10032
+	ErrNoGrace           = 10033
+	ErrBadXDR            = 10036
+	ErrLocksHeld         = 10037
+	ErrOpenmode          = 10038
+	ErrBadowner          = 10039
+	ErrBadchar           = 10040
+	ErrBadname           = 10041
+	ErrBadRange          = 10042
+	ErrLockNotsupp       = 10043
+	ErrOpIllegal         = 10044
+	ErrDeadlock          = 10045
+	ErrFileOpen          = 10046
+	ErrAdminRevoked      = 10047
+	ErrBadsession        = 10052
+	ErrBadslot           = 10053
+	ErrCompleteAlready   = 10054
+	ErrConnNotBound      = 10055
+	ErrSeqMisordered     = 10063
+	ErrSequencePos       = 10064
+	ErrReqTooBig         = 10065
+	ErrRepTooBig         = 10066
+	ErrRepTooBigToCache  = 10067
+	ErrRetryUncachedRep  = 10068
+	ErrTooManyOps        = 10070
+	ErrOpNotInSession    = 10071
+	ErrClientidBusy      = 10074
+	ErrSeqFalseRetry     = 10076
+	ErrBadHighSlot       = 10077
+	ErrDeadsession       = 10078
+	ErrNotOnlyOp         = 10081
+	ErrWrongCred         = 10082
+	ErrWrongType         = 10083
+	ErrUnionNotsupp      = 10090
+	ErrOffloadNoReqs     = 10094
+)
+
+// File types (nfs_ftype4).
+const (
+	NF4REG       = 1
+	NF4DIR       = 2
+	NF4BLK       = 3
+	NF4CHR       = 4
+	NF4LNK       = 5
+	NF4SOCK      = 6
+	NF4FIFO      = 7
+	NF4ATTRDIR   = 8
+	NF4NAMEDATTR = 9
+)
+
+// Attribute numbers.
+const (
+	AttrSupportedAttrs    = 0
+	AttrType              = 1
+	AttrFhExpireType      = 2
+	AttrChange            = 3
+	AttrSize              = 4
+	AttrLinkSupport       = 5
+	AttrSymlinkSupport    = 6
+	AttrNamedAttr         = 7
+	AttrFsid              = 8
+	AttrUniqueHandles     = 9
+	AttrLeaseTime         = 10
+	AttrRdattrError       = 11
+	AttrACL               = 12
+	AttrACLSupport        = 13
+	AttrArchive           = 14
+	AttrCansettime        = 15
+	AttrCaseInsensitive   = 16
+	AttrCasePreserving    = 17
+	AttrChownRestricted   = 18
+	AttrFilehandle        = 19
+	AttrFileid            = 20
+	AttrFilesAvail        = 21
+	AttrFilesFree         = 22
+	AttrFilesTotal        = 23
+	AttrFsLocations       = 24
+	AttrHidden            = 25
+	AttrHomogeneous       = 26
+	AttrMaxfilesize       = 27
+	AttrMaxlink           = 28
+	AttrMaxname           = 29
+	AttrMaxread           = 30
+	AttrMaxwrite          = 31
+	AttrMimetype          = 32
+	AttrMode              = 33
+	AttrNoTrunc           = 34
+	AttrNumlinks          = 35
+	AttrOwner             = 36
+	AttrOwnerGroup        = 37
+	AttrQuotaAvailHard    = 38
+	AttrQuotaAvailSoft    = 39
+	AttrQuotaUsed         = 40
+	AttrRawdev            = 41
+	AttrSpaceAvail        = 42
+	AttrSpaceFree         = 43
+	AttrSpaceTotal        = 44
+	AttrSpaceUsed         = 45
+	AttrSystem            = 46
+	AttrTimeAccess        = 47
+	AttrTimeAccessSet     = 48
+	AttrTimeBackup        = 49
+	AttrTimeCreate        = 50
+	AttrTimeDelta         = 51
+	AttrTimeMetadata      = 52
+	AttrTimeModify        = 53
+	AttrTimeModifySet     = 54
+	AttrMountedOnFileid   = 55
+	AttrFsLayoutType      = 62
+	AttrLayoutBlksize     = 65
+	AttrSuppattrExclcreat = 75
+	AttrCloneBlksize      = 77
+	AttrSpaceFreed        = 78
+	AttrChangeAttrType    = 79
+	AttrSecLabel          = 80
+	AttrModeUmask         = 81
+	AttrXattrSupport      = 82
+	AttrMax               = 82
+)
+
+// ACCESS bits.
+const (
+	AccessRead    = 0x01
+	AccessLookup  = 0x02
+	AccessModify  = 0x04
+	AccessExtend  = 0x08
+	AccessDelete  = 0x10
+	AccessExecute = 0x20
+)
+
+// OPEN.
+const (
+	ShareAccessRead  = 1
+	ShareAccessWrite = 2
+	ShareAccessBoth  = 3
+	ShareDenyNone    = 0
+	ShareDenyRead    = 1
+	ShareDenyWrite   = 2
+	ShareDenyBoth    = 3
+	// ShareAccessWantMask covers the 4.1 "want" bits carried in share_access.
+	ShareAccessWantMask = 0xff00
+
+	OpenNoCreate = 0
+	OpenCreate   = 1
+
+	CreateUnchecked   = 0
+	CreateGuarded     = 1
+	CreateExclusive   = 2
+	CreateExclusive41 = 3
+
+	ClaimNull         = 0
+	ClaimPrevious     = 1
+	ClaimDelegateCur  = 2
+	ClaimDelegatePrev = 3
+	ClaimFH           = 4
+	ClaimDelegCurFH   = 5
+	ClaimDelegPrevFH  = 6
+
+	DelegateNone    = 0
+	DelegateRead    = 1
+	DelegateWrite   = 2
+	DelegateNoneExt = 3
+
+	WhyNoDelegNotWanted   = 0
+	WhyNoDelegContention  = 1
+	WhyNoDelegResource    = 2
+	WhyNoDelegNotSuppFile = 3
+
+	OpenResultLocktype         = 0x4
+	OpenResultPreserveUnlinked = 0x8
+)
+
+// EXCHANGE_ID / CREATE_SESSION / SEQUENCE flags.
+const (
+	ExchgIDSuppMovedRefer   = 0x00000001
+	ExchgIDSuppMovedMigr    = 0x00000002
+	ExchgIDBindPrincStateid = 0x00000100
+	ExchgIDUseNonPNFS       = 0x00010000
+	ExchgIDUsePNFSMDS       = 0x00020000
+	ExchgIDUsePNFSDS        = 0x00040000
+	ExchgIDUpdConfirmedRecA = 0x40000000
+	ExchgIDConfirmedR       = 0x80000000
+
+	SP4None     = 0
+	SP4MachCred = 1
+	SP4SSV      = 2
+
+	CreateSessionPersist      = 0x1
+	CreateSessionConnBackChan = 0x2
+	CreateSessionConnRDMA     = 0x4
+
+	SeqStatusCBPathDown           = 0x1
+	SeqStatusLeaseMoved           = 0x80
+	SeqStatusRestartReclaimNeeded = 0x100
+)
+
+// Stable-how values for WRITE.
+const (
+	Unstable4 = 0
+	DataSync4 = 1
+	FileSync4 = 2
+)
+
+// SEEK and READ_PLUS content types.
+const (
+	ContentData = 0
+	ContentHole = 1
+)
+
+// Channel directions for BIND_CONN_TO_SESSION.
+const (
+	CDRFore       = 1
+	CDRBack       = 2
+	CDRForeOrBoth = 3
+	CDRBackOrBoth = 7
+	CDRBoth       = 3
+)
+
+// Limits.
+const (
+	FHSize        = 128 // NFS4_FHSIZE
+	VerifierSize  = 8
+	SessionIDSize = 16
+	OtherSize     = 12
+	OpaqueLimit   = 1024
+	MaxNameLen    = 255
+	MaxPathLen    = 4096
+)
+
+// Time setting (time_how4).
+const (
+	SetToServerTime = 0
+	SetToClientTime = 1
+)
