@@ -1,0 +1,173 @@
+#!/bin/busybox sh
+# /init of the e2e guest (runs as PID 1 in the initramfs, busybox only).
+#
+# Kernel command line (read from /proc/cmdline):
+#   e2e_mode=probe|nfs   probe: TCP round trip to 10.0.2.100:2049 only
+#   e2e_vers=4.2,4.1     NFS versions to mount, in order
+#   e2e_deadline=SECS    guest-side watchdog (dump dmesg, power off)
+#
+# Human-readable output goes to the console (ttyS0). Machine-readable
+# results go to ttyS1, one record per line:
+#   PROBE <reply>                       probe mode
+#   MOUNT <vers> ok|fail <detail>
+#   M <vers> <manifest line>            same format as e2e_manifest on the host
+#   STAT <vers> <OP> <ops> <errors>     per-op counters from mountstats
+#   ERR <text>
+#   DONE
+/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /tmp /mnt
+
+SERVER=10.0.2.100
+GUEST=10.0.2.15
+R=/dev/ttyS1
+
+say() { echo "E2E: $*"; }
+res() { echo "$*" >"$R"; }
+finish() {
+	res DONE
+	sync
+	say "powering off"
+	poweroff -f
+	sleep 5
+	echo o >/proc/sysrq-trigger
+}
+
+MODE=nfs
+VERS=4.2
+DEADLINE=300
+for kv in $(cat /proc/cmdline); do
+	case "$kv" in
+	e2e_mode=*) MODE=${kv#e2e_mode=} ;;
+	e2e_vers=*) VERS=$(echo "${kv#e2e_vers=}" | tr ',' ' ') ;;
+	e2e_deadline=*) DEADLINE=${kv#e2e_deadline=} ;;
+	esac
+done
+say "guest up: $(uname -r) mode=$MODE vers=$VERS deadline=${DEADLINE}s uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+# Guest watchdog: if something hangs, show why before the host kills qemu.
+(
+	sleep "$DEADLINE"
+	say "WATCHDOG: guest deadline ${DEADLINE}s reached; dmesg follows"
+	res "ERR guest watchdog fired after ${DEADLINE}s"
+	dmesg | tail -n 200
+	ps
+	finish
+) &
+
+for m in $(cat /modules/order); do
+	if ! out=$(insmod "/modules/$m" 2>&1); then
+		say "insmod $m failed: $out"
+		res "ERR insmod $m: $out"
+	fi
+done
+say "modules loaded: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+
+IF=
+for n in /sys/class/net/*; do
+	n=${n##*/}
+	[ "$n" = lo ] && continue
+	IF=$n
+	break
+done
+if [ -z "$IF" ]; then
+	say "no network interface"
+	res "ERR no network interface (NIC driver not loaded?)"
+	dmesg | tail -n 50
+	finish
+fi
+ip link set lo up
+ip link set "$IF" up
+ip addr add "$GUEST/24" dev "$IF"
+ip route add default via 10.0.2.2
+say "network: $IF $(ip -4 -o addr show dev "$IF" | awk '{print $4}')"
+
+if [ "$MODE" = probe ]; then
+	reply=$(echo "probe-from-guest" | timeout 20 nc "$SERVER" 2049 2>&1 | head -n1)
+	say "probe reply: '$reply'"
+	res "PROBE $reply"
+	finish
+fi
+
+# manifest DIR: same format as e2e_manifest in lib.sh.
+manifest() {
+	(
+		cd "$1" || exit 1
+		find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r p; do
+			if [ -L "$p" ]; then
+				echo "L $p -> $(readlink "$p")"
+			elif [ -d "$p" ]; then
+				echo "D $p"
+			elif [ -f "$p" ]; then
+				s=$(sha256sum <"$p" | cut -d' ' -f1)
+				[ -n "$s" ] || s=READ-ERROR
+				echo "F $p $s"
+			else
+				echo "O $p"
+			fi
+		done
+	)
+}
+
+# opstats MNT: print "OP ops errors" for the mount's per-op statistics.
+opstats() {
+	awk -v mnt="$1" '
+		$1 == "device" { inside = ($5 == mnt); next }
+		inside && $1 ~ /:$/ && NF >= 9 && $2 ~ /^[0-9]+$/ {
+			op = $1; sub(/:$/, "", op)
+			print op, $2, (NF >= 10 ? $10 : 0)
+		}' /proc/self/mountstats
+}
+
+for v in $VERS; do
+	mnt=/mnt/v$v
+	mkdir -p "$mnt"
+	opts="vers=$v,addr=$SERVER,clientaddr=$GUEST,port=2049,proto=tcp,sec=sys,timeo=100,retrans=3"
+	say "=== NFS v$v: mount -t nfs4 -o $opts $SERVER:/ $mnt"
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	if ! out=$(timeout 120 mount -t nfs4 -o "$opts" "$SERVER:/" "$mnt" 2>&1); then
+		say "mount v$v FAILED: $out"
+		res "MOUNT $v fail $out"
+		# Retry once with client debugging on, for the server authors.
+		echo 65535 >/proc/sys/sunrpc/nfs_debug 2>/dev/null
+		echo 1 >/proc/sys/sunrpc/rpc_debug 2>/dev/null
+		say "retrying mount v$v with nfs_debug on"
+		timeout 60 mount -t nfs4 -o "$opts" "$SERVER:/" "$mnt" >/dev/null 2>&1 && umount "$mnt"
+		echo 0 >/proc/sys/sunrpc/nfs_debug 2>/dev/null
+		echo 0 >/proc/sys/sunrpc/rpc_debug 2>/dev/null
+		say "---- guest dmesg (v$v mount failure) ----"
+		dmesg | tail -n 300
+		say "---- end dmesg ----"
+		continue
+	fi
+	say "mounted: $(grep " $mnt " /proc/mounts)"
+	res "MOUNT $v ok $(grep " $mnt " /proc/mounts | awk '{print $4}')"
+	say "--- ls -lR $mnt ---"
+	ls -lR "$mnt"
+	say "--- sha256 of every file ---"
+	manifest "$mnt" >/tmp/manifest.$v 2>/tmp/manifest.err.$v
+	cat /tmp/manifest.$v
+	[ -s /tmp/manifest.err.$v ] && { say "manifest errors:"; cat /tmp/manifest.err.$v; res "ERR v$v walk: $(head -n3 /tmp/manifest.err.$v | tr '\n' ' ')"; }
+	while IFS= read -r line; do res "M $v $line"; done </tmp/manifest.$v
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	say "v$v walk+checksum took $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')s"
+	say "--- /proc/self/mountstats (v$v) ---"
+	cat /proc/self/mountstats
+	opstats "$mnt" | while read -r op n e; do res "STAT $v $op $n $e"; done
+	if ! out=$(timeout 60 umount "$mnt" 2>&1); then
+		say "umount v$v failed: $out"
+		res "ERR umount v$v: $out"
+		umount -l "$mnt" 2>/dev/null
+	fi
+	if dmesg | grep -qiE 'nfs.*(error|bad|unexpected|not responding)|rpc.*error|BUG|WARNING'; then
+		say "---- suspicious guest kernel messages after v$v ----"
+		dmesg | grep -iE 'nfs|rpc|BUG|WARNING' | tail -n 50
+	fi
+done
+
+finish

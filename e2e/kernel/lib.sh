@@ -1,0 +1,173 @@
+# shellcheck shell=bash
+# Shared helpers for the real-kernel-client e2e harness. Sourced, not run.
+#
+# Everything downloaded or unpacked lives under $E2E_CACHE (default
+# e2e/kernel/.cache, ignored by git) so that reruns need no network.
+
+E2E_KDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+E2E_CACHE=${E2E_CACHE:-$E2E_KDIR/.cache}
+# The Debian meta package whose dependency names the real kernel image.
+E2E_KPKG=${E2E_KPKG:-linux-image-6.12-amd64}
+
+e2e_log() { printf '[e2e %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+e2e_die() {
+	printf '\n[e2e] FAIL: %s\n' "$*" >&2
+	exit 1
+}
+
+_e2e_apt_updated=
+e2e_apt_update() {
+	[[ -n $_e2e_apt_updated ]] && return 0
+	e2e_log "apt-get update"
+	apt-get update -q >/dev/null || e2e_die "apt-get update failed"
+	_e2e_apt_updated=1
+}
+
+# e2e_need_pkgs PKG... : install the Debian packages that are missing.
+e2e_need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	((${#missing[@]})) || return 0
+	[[ $(id -u) == 0 ]] || e2e_die "missing host packages (${missing[*]}) and not root to install them"
+	e2e_apt_update
+	e2e_log "apt-get install ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+		e2e_die "apt-get install ${missing[*]} failed"
+}
+
+e2e_host_deps() {
+	# qemu-system-x86: the VM; busybox-static: the guest userland;
+	# netcat-openbsd: guestfwd's per-connection relay to 127.0.0.1;
+	# cpio: initramfs; kmod: depmod; xz-utils: module decompression.
+	e2e_need_pkgs qemu-system-x86 busybox-static netcat-openbsd cpio kmod xz-utils
+}
+
+# e2e_kernel: make sure the kernel is unpacked under the cache; sets
+# E2E_KROOT (unpacked root), E2E_KVER (uname -r), E2E_VMLINUZ.
+e2e_kernel() {
+	local root=$E2E_CACHE/kernel stamp=$E2E_CACHE/kernel/.unpacked
+	if [[ ! -f $stamp || -n ${E2E_KERNEL_REFRESH:-} ]]; then
+		local dl=$E2E_CACHE/debs real deb
+		mkdir -p "$dl"
+		# The meta package only depends on the versioned image package.
+		real=$(apt-cache depends "$E2E_KPKG" 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
+		if [[ -z $real ]]; then
+			e2e_apt_update
+			real=$(apt-cache depends "$E2E_KPKG" 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
+		fi
+		[[ -n $real ]] || e2e_die "cannot resolve the image package behind $E2E_KPKG"
+		deb=$(ls "$dl"/"${real}"_*.deb 2>/dev/null | head -n1 || true)
+		if [[ -z $deb ]]; then
+			e2e_log "apt-get download $real"
+			(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$real" >/dev/null) ||
+				e2e_die "apt-get download $real failed"
+			deb=$(ls "$dl"/"${real}"_*.deb | head -n1)
+		fi
+		e2e_log "unpacking $(basename "$deb")"
+		rm -rf "$root"
+		mkdir -p "$root"
+		dpkg-deb -x "$deb" "$root" || e2e_die "dpkg-deb -x $deb failed"
+		local kver
+		kver=$(ls "$root/lib/modules" | head -n1)
+		depmod -b "$root" "$kver" || e2e_die "depmod failed"
+		echo "$kver" >"$stamp"
+	fi
+	E2E_KROOT=$root
+	E2E_KVER=$(cat "$stamp")
+	E2E_VMLINUZ=$root/boot/vmlinuz-$E2E_KVER
+	[[ -f $E2E_VMLINUZ ]] || e2e_die "no $E2E_VMLINUZ (remove $E2E_CACHE/kernel and retry)"
+	grep -q '^CONFIG_NFS_V4_2_READ_PLUS=y' "$root/boot/config-$E2E_KVER" ||
+		e2e_die "kernel $E2E_KVER lacks CONFIG_NFS_V4_2_READ_PLUS=y"
+}
+
+# Modules the guest needs, top-level names; dependencies come from modules.dep.
+E2E_MODULES=(virtio_net nfsv4)
+
+# e2e_initramfs OUT: build a gzip'd newc initramfs with static busybox, the
+# guest init script and the decompressed modules (in load order).
+e2e_initramfs() {
+	local out=$1 stage mdir dep m f line
+	stage=$(mktemp -d "${TMPDIR:-/tmp}/e2e-initramfs.XXXXXX")
+	mkdir -p "$stage"/{bin,sbin,dev,proc,sys,mnt,tmp,modules}
+	# PID 1 needs /dev/console before devtmpfs is mounted.
+	mknod -m 600 "$stage/dev/console" c 5 1 || e2e_die "mknod /dev/console failed (run as root)"
+	mknod -m 666 "$stage/dev/null" c 1 3
+	cp /bin/busybox "$stage/bin/busybox"
+	[[ $(LC_ALL=C ldd /bin/busybox 2>&1 || true) == *"not a dynamic"* ]] ||
+		e2e_die "/bin/busybox is not static (install busybox-static)"
+	cp "$E2E_KDIR/guest-init.sh" "$stage/init"
+	chmod 755 "$stage/init"
+	mdir=$E2E_KROOT/lib/modules/$E2E_KVER
+	dep=$mdir/modules.dep
+	# Load order: for each wanted module, its deps (deepest last in
+	# modules.dep, so reversed) then itself; skip duplicates.
+	local -a order=()
+	local -A seen=()
+	for m in "${E2E_MODULES[@]}"; do
+		line=$(grep -E "/${m}\.ko(\.xz|\.zst|\.gz)?:" "$dep" | head -n1)
+		[[ -n $line ]] || e2e_die "module $m not in $dep"
+		local -a parts
+		read -r -a parts <<<"${line/:/ }"
+		local i
+		for ((i = ${#parts[@]} - 1; i >= 1; i--)); do
+			f=${parts[i]}
+			[[ -n ${seen[$f]:-} ]] || { seen[$f]=1; order+=("$f"); }
+		done
+		f=${parts[0]}
+		[[ -n ${seen[$f]:-} ]] || { seen[$f]=1; order+=("$f"); }
+	done
+	: >"$stage/modules/order"
+	for f in "${order[@]}"; do
+		local base=${f##*/} name
+		name=${base%.xz}
+		name=${name%.zst}
+		name=${name%.gz}
+		case $f in
+		*.xz) xz -dc "$mdir/$f" >"$stage/modules/$name" ;;
+		*.zst) zstd -qdc "$mdir/$f" >"$stage/modules/$name" ;;
+		*.gz) gzip -dc "$mdir/$f" >"$stage/modules/$name" ;;
+		*) cp "$mdir/$f" "$stage/modules/$name" ;;
+		esac
+		echo "$name" >>"$stage/modules/order"
+	done
+	(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) | gzip -1 >"$out" ||
+		e2e_die "initramfs build failed"
+	rm -rf "$stage"
+}
+
+# e2e_manifest DIR: one line per entry below DIR, sorted by path:
+#   D ./path | F ./path SHA256 | L ./path -> TARGET | O ./path
+# The guest init prints exactly the same format for the mounted tree.
+e2e_manifest() {
+	(
+		cd "$1" || exit 1
+		find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r p; do
+			if [[ -L $p ]]; then
+				echo "L $p -> $(readlink "$p")"
+			elif [[ -d $p ]]; then
+				echo "D $p"
+			elif [[ -f $p ]]; then
+				echo "F $p $(sha256sum <"$p" | cut -d' ' -f1)"
+			else
+				echo "O $p"
+			fi
+		done
+	)
+}
+
+# e2e_free_port: a TCP port on 127.0.0.1 nobody listens on right now.
+e2e_free_port() {
+	local p i
+	for ((i = 0; i < 200; i++)); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
+				echo "$p"
+				return 0
+			fi
+		fi
+	done
+	e2e_die "no free port found"
+}
