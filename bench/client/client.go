@@ -1,0 +1,185 @@
+// Package client is a small NFSv4.1/4.2 client over one TCP connection:
+// AUTH_SYS, one session with many slots, many calls in flight. It is the
+// core of nfsbench and the client of the in-process integration tests, so
+// besides high-level operations it offers a raw COMPOUND builder and a raw
+// record call for sending arbitrary (even broken) requests.
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// Options configure Dial. Zero values take the defaults noted.
+type Options struct {
+	UID, GID     uint32
+	GIDs         []uint32
+	Machine      string        // AUTH_SYS machine name; default os.Hostname()
+	Owner        string        // client owner id; default unique per Dial
+	Minor        uint32        // minor version of session COMPOUNDs; default 2
+	Slots        uint32        // fore channel slots to ask for; default 64
+	MaxRequest   uint32        // ca_maxrequestsize to ask for; default 1 MiB + 64 KiB
+	MaxResponse  uint32        // ca_maxresponsesize to ask for; default 1 MiB + 64 KiB
+	Tag          string        // COMPOUND tag
+	DelayRetries int           // retries on NFS4ERR_DELAY; default 20
+	DelayMin     time.Duration // first backoff; default 5ms
+	DelayMax     time.Duration // backoff cap; default 500ms
+}
+
+func (o *Options) setDefaults() {
+	if o.Machine == "" {
+		o.Machine, _ = os.Hostname()
+	}
+	if o.Owner == "" {
+		var b [8]byte
+		rand.Read(b[:])
+		o.Owner = fmt.Sprintf("nfsbench/%s/%d/%s", o.Machine, os.Getpid(), hex.EncodeToString(b[:]))
+	}
+	if o.Minor == 0 {
+		o.Minor = 2
+	}
+	if o.Slots == 0 {
+		o.Slots = 64
+	}
+	if o.MaxRequest == 0 {
+		o.MaxRequest = 1<<20 + 64<<10
+	}
+	if o.MaxResponse == 0 {
+		o.MaxResponse = 1<<20 + 64<<10
+	}
+	if o.DelayRetries == 0 {
+		o.DelayRetries = 20
+	}
+	if o.DelayMin == 0 {
+		o.DelayMin = 5 * time.Millisecond
+	}
+	if o.DelayMax == 0 {
+		o.DelayMax = 500 * time.Millisecond
+	}
+}
+
+// Client is an NFSv4.1+ client with one session on one connection. It is
+// safe for concurrent use.
+type Client struct {
+	opts     Options
+	cred     Cred
+	t        *transport
+	clientID uint64
+	sess     *session
+	owners   atomic.Uint64
+	stats    counters
+}
+
+// Dial connects to addr, establishes a client id and a session, and sends
+// RECLAIM_COMPLETE.
+func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
+	var nd net.Dialer
+	conn, err := nd.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c, err := NewConn(ctx, conn, opts)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// NewConn is Dial over an established connection.
+func NewConn(ctx context.Context, conn net.Conn, opts Options) (*Client, error) {
+	c := Connect(conn, opts)
+	if err := c.setup(ctx); err != nil {
+		c.t.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Connect wraps conn without any NFS handshake: only RawCompound, RawCall
+// and the handshake steps (ExchangeID, CreateSession) work until a session
+// exists. Tests use it to drive the protocol by hand.
+func Connect(conn net.Conn, opts Options) *Client {
+	opts.setDefaults()
+	c := &Client{opts: opts}
+	c.cred = Cred{Stamp: uint32(time.Now().Unix()), Machine: opts.Machine, UID: opts.UID, GID: opts.GID, GIDs: opts.GIDs}
+	var x [4]byte
+	rand.Read(x[:])
+	first := uint32(x[0])<<24 | uint32(x[1])<<16 | uint32(x[2])<<8 | uint32(x[3])
+	max := int(max(opts.MaxResponse, opts.MaxRequest)) + 64<<10
+	c.t = newTransport(conn, max, first)
+	return c
+}
+
+func (c *Client) setup(ctx context.Context) error {
+	ex, err := c.ExchangeID(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.CreateSession(ctx, ex.ClientID, ex.Seqid); err != nil {
+		return err
+	}
+	err = c.ReclaimComplete(ctx)
+	if err != nil && !IsStatus(err, nfs4.ErrCompleteAlready) {
+		return err
+	}
+	return nil
+}
+
+// Close destroys the session and client id and closes the connection.
+// It returns the first error met, but always closes.
+func (c *Client) Close() error {
+	defer c.t.close()
+	if c.sess == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := c.simpleOp(ctx, nfs4.OpDestroySession, func(e *xdr.Encoder) { e.Fixed(c.sess.id[:]) })
+	err2 := c.simpleOp(ctx, nfs4.OpDestroyClientid, func(e *xdr.Encoder) { e.Uint64(c.clientID) })
+	if err == nil && !IsStatus(err2, nfs4.ErrClientidBusy) {
+		err = err2
+	}
+	return err
+}
+
+// simpleOp sends one sessionless operation whose result is a bare status.
+func (c *Client) simpleOp(ctx context.Context, op uint32, args func(e *xdr.Encoder)) error {
+	r, err := c.RawCompound(ctx, c.opts.Minor, func(e *xdr.Encoder) int {
+		e.Uint32(op)
+		args(e)
+		return 1
+	})
+	if err != nil {
+		return err
+	}
+	if err := r.Op(op); err != nil {
+		return err
+	}
+	return r.Done()
+}
+
+// ClientID returns the client id from EXCHANGE_ID.
+func (c *Client) ClientID() uint64 { return c.clientID }
+
+// Cred returns the AUTH_SYS credential the client sends.
+func (c *Client) Cred() Cred { return c.cred }
+
+// Closed is closed when the connection has gone away.
+func (c *Client) Closed() <-chan struct{} { return c.t.done }
+
+// Err is the error that ended the connection, or nil while it is up.
+func (c *Client) Err() error {
+	c.t.mu.Lock()
+	defer c.t.mu.Unlock()
+	return c.t.err
+}

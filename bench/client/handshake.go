@@ -1,0 +1,137 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// ExchangeIDRes is EXCHANGE_ID4resok (state protection SP4_NONE only).
+type ExchangeIDRes struct {
+	ClientID    uint64
+	Seqid       uint32
+	Flags       uint32
+	ServerMinor uint64
+	ServerMajor []byte
+	ServerScope []byte
+	ImplDomain  string
+	ImplName    string
+}
+
+// EncodeExchangeID writes EXCHANGE_ID with SP4_NONE and no implementation id.
+func EncodeExchangeID(e *xdr.Encoder, verifier [nfs4.VerifierSize]byte, owner string, flags uint32) {
+	e.Uint32(nfs4.OpExchangeID)
+	e.Fixed(verifier[:])
+	e.String(owner)
+	e.Uint32(flags)
+	e.Uint32(nfs4.SP4None)
+	e.Uint32(0) // eia_client_impl_id<1>
+}
+
+// DecodeExchangeIDRes reads EXCHANGE_ID4resok.
+func DecodeExchangeIDRes(d *xdr.Decoder) (ExchangeIDRes, error) {
+	var r ExchangeIDRes
+	r.ClientID = d.Uint64()
+	r.Seqid = d.Uint32()
+	r.Flags = d.Uint32()
+	if sp := d.Uint32(); sp != nfs4.SP4None && d.Err() == nil {
+		return r, fmt.Errorf("EXCHANGE_ID: server chose state protection %d", sp)
+	}
+	r.ServerMinor = d.Uint64()
+	r.ServerMajor = clone(d.Opaque(nfs4.OpaqueLimit))
+	r.ServerScope = clone(d.Opaque(nfs4.OpaqueLimit))
+	if d.ArrayLen(1, 16) == 1 {
+		r.ImplDomain = string(d.String(nfs4.OpaqueLimit))
+		r.ImplName = string(d.String(nfs4.OpaqueLimit))
+		d.Skip(12) // nii_date
+	}
+	if err := d.Err(); err != nil {
+		return r, fmt.Errorf("EXCHANGE_ID result: %w", err)
+	}
+	return r, nil
+}
+
+// ExchangeID establishes the client id (USE_NON_PNFS, SP4_NONE).
+func (c *Client) ExchangeID(ctx context.Context) (ExchangeIDRes, error) {
+	var verf [nfs4.VerifierSize]byte
+	copy(verf[:], fmt.Sprint(time.Now().UnixNano()))
+	r, err := c.RawCompound(ctx, c.opts.Minor, func(e *xdr.Encoder) int {
+		EncodeExchangeID(e, verf, c.opts.Owner, nfs4.ExchgIDUseNonPNFS)
+		return 1
+	})
+	if err != nil {
+		return ExchangeIDRes{}, err
+	}
+	if err := r.Op(nfs4.OpExchangeID); err != nil {
+		return ExchangeIDRes{}, err
+	}
+	res, err := DecodeExchangeIDRes(r.D)
+	if err != nil {
+		return res, err
+	}
+	c.clientID = res.ClientID
+	return res, nil
+}
+
+// EncodeCreateSession writes CREATE_SESSION with no back channel security
+// beyond AUTH_NONE and no flags.
+func EncodeCreateSession(e *xdr.Encoder, clientID uint64, seqid uint32, fore, back ChannelAttrs) {
+	e.Uint32(nfs4.OpCreateSession)
+	e.Uint64(clientID)
+	e.Uint32(seqid)
+	e.Uint32(0) // csa_flags: no persistence, no back channel on this conn
+	fore.encode(e)
+	back.encode(e)
+	e.Uint32(0x40000000) // csa_cb_program
+	e.Uint32(1)          // csa_sec_parms<>
+	e.Uint32(nfs4.AuthNone)
+}
+
+// CreateSession creates the session and its slot table from what the
+// server grants.
+func (c *Client) CreateSession(ctx context.Context, clientID uint64, seqid uint32) error {
+	fore := ChannelAttrs{
+		MaxRequest: c.opts.MaxRequest, MaxResponse: c.opts.MaxResponse,
+		MaxRespCached: 64 << 10, MaxOps: 16, MaxRequests: c.opts.Slots,
+	}
+	back := ChannelAttrs{MaxRequest: 4096, MaxResponse: 4096, MaxOps: 2, MaxRequests: 1}
+	r, err := c.RawCompound(ctx, c.opts.Minor, func(e *xdr.Encoder) int {
+		EncodeCreateSession(e, clientID, seqid, fore, back)
+		return 1
+	})
+	if err != nil {
+		return err
+	}
+	if err := r.Op(nfs4.OpCreateSession); err != nil {
+		return err
+	}
+	var id [nfs4.SessionIDSize]byte
+	copy(id[:], r.D.Fixed(nfs4.SessionIDSize))
+	r.D.Uint32() // csr_sequence
+	r.D.Uint32() // csr_flags
+	granted := decodeChannelAttrs(r.D)
+	decodeChannelAttrs(r.D)
+	if err := r.Done(); err != nil {
+		return fmt.Errorf("CREATE_SESSION result: %w", err)
+	}
+	if granted.MaxRequests == 0 || granted.MaxRequests > 1<<16 {
+		return fmt.Errorf("CREATE_SESSION: server granted %d slots", granted.MaxRequests)
+	}
+	c.clientID = clientID
+	c.sess = newSession(id, granted)
+	return nil
+}
+
+// ReclaimComplete sends RECLAIM_COMPLETE(rca_one_fs = false).
+func (c *Client) ReclaimComplete(ctx context.Context) error {
+	return c.Compound(ctx, func(e *xdr.Encoder) int {
+		e.Uint32(nfs4.OpReclaimComplete)
+		e.Bool(false)
+		return 1
+	}, func(r *Reply) error { return r.Op(nfs4.OpReclaimComplete) })
+}
+
+func clone(b []byte) []byte { return append([]byte(nil), b...) }
