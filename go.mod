@@ -3,9 +3,11 @@ module github.com/nfsd-uring/nfsd-uring
 go 1.26.0
 
 require (
+	github.com/pkg/profile v1.7.0
+	golang.org/x/sys v0.50.0
+)
+
+require (
 	github.com/felixge/fgprof v0.9.3 // indirect
 	github.com/google/pprof v0.0.0-20211214055906-6f57359322fd // indirect
-	github.com/pkg/profile v1.7.0 // indirect
-	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 )

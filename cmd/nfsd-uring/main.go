@@ -1,0 +1,164 @@
+// Command nfsd-uring is a user-space NFSv4.1/4.2 server.
+//
+// With no --export it serves ./data, creating it with a small sample tree
+// (a sparse file included) so a first run needs no setup.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/pkg/profile"
+
+	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/nfs"
+)
+
+type exportList []nfs.Export
+
+func (l *exportList) String() string { return fmt.Sprint(*l) }
+
+// Set takes DIR or NAME=DIR.
+func (l *exportList) Set(v string) error {
+	name, path, ok := strings.Cut(v, "=")
+	if !ok {
+		name, path = "", v
+	}
+	*l = append(*l, nfs.Export{Name: name, Path: path})
+	return nil
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "nfsd-uring:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var exports exportList
+	flag.Var(&exports, "export", "directory to export, as DIR or NAME=DIR (repeatable; several exports appear under a pseudo-root by NAME)")
+	listen := flag.String("listen", "", "address to listen on (default :2049, or 127.0.0.1:2049 / 127.0.0.1:12049 for the sample export)")
+	cores := flag.Int("cores", 1, "event loops (one pinned OS thread each) for the io_uring engine")
+	engineName := flag.String("engine", "auto", "I/O engine: auto, uring or portable")
+	maxIO := flag.Int("max-io", 1<<20, "largest READ/WRITE payload in bytes")
+	slots := flag.Int("slots", 128, "session slots offered to each client")
+	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
+	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
+	flag.Parse()
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log)
+	if p := profileMode(*prof); p != nil {
+		defer profile.Start(p, profile.ProfilePath("."), profile.Quiet).Stop()
+	}
+
+	sample := len(exports) == 0
+	if sample {
+		dir, err := makeSample("data")
+		if err != nil {
+			return err
+		}
+		exports = exportList{{Path: dir}}
+	}
+	addr := *listen
+	if addr == "" {
+		addr = defaultListen(sample)
+	}
+	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	eng, err := pickEngine(*engineName, srv, engine.Options{Logger: log, Cores: *cores})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "engine", eng.Name(), "exports", exports.String())
+	printMount(ln.Addr().(*net.TCPAddr))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- eng.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+		eng.Close()
+		return nil
+	case err := <-errc:
+		eng.Close()
+		return err
+	}
+}
+
+func defaultListen(sample bool) string {
+	switch {
+	case !sample:
+		return ":2049"
+	case os.Geteuid() == 0:
+		return "127.0.0.1:2049"
+	}
+	return "127.0.0.1:12049"
+}
+
+func printMount(a *net.TCPAddr) {
+	host := a.IP.String()
+	if a.IP.IsUnspecified() {
+		host = "SERVER"
+	}
+	fmt.Fprintf(os.Stderr, "mount with: mount -t nfs4 -o vers=4.2,port=%d %s:/ /mnt\n", a.Port, host)
+}
+
+func profileMode(name string) func(*profile.Profile) {
+	switch name {
+	case "cpu":
+		return profile.CPUProfile
+	case "mem":
+		return profile.MemProfile
+	case "block":
+		return profile.BlockProfile
+	case "mutex":
+		return profile.MutexProfile
+	case "trace":
+		return profile.TraceProfile
+	}
+	return nil
+}
+
+// pickEngine chooses the I/O engine. The io_uring engine is selected when
+// it is available; auto falls back to the portable engine with one clear
+// log line.
+func pickEngine(name string, srv *nfs.Server, opts engine.Options) (engine.Engine, error) {
+	switch name {
+	case "portable":
+		return engine.NewPortable(srv, opts), nil
+	case "uring", "auto":
+		eng, err := engine.NewUring(srv, opts)
+		if err == nil {
+			return eng, nil
+		}
+		if name == "uring" {
+			return nil, fmt.Errorf("io_uring engine unavailable: %w", err)
+		}
+		opts.Logger.Warn("io_uring engine unavailable, using the portable engine (pread/writev, goroutine per connection)", "reason", err.Error())
+		return engine.NewPortable(srv, opts), nil
+	}
+	return nil, errors.New("--engine must be auto, uring or portable")
+}

@@ -1,0 +1,45 @@
+// Package engine moves bytes for nfsd-uring: it owns sockets, threads and
+// buffers, reassembles RPC records, hands each to the protocol layer
+// (nfs.Handler), performs the file reads the reply asks for, and sends the
+// reply as an iovec list.
+package engine
+
+import (
+	"log/slog"
+	"net"
+)
+
+// Engine serves the NFS protocol on listeners.
+type Engine interface {
+	// Serve accepts connections on ln until Close; it returns nil after
+	// Close and the accept error otherwise.
+	Serve(ln net.Listener) error
+	// Close stops accepting, closes every connection and waits for their
+	// requests to finish.
+	Close() error
+	// Name says which engine this is, for logs and benchmarks.
+	Name() string
+}
+
+// Options tune an engine.
+type Options struct {
+	Logger *slog.Logger
+	// MaxInFlight bounds the requests a connection may have in progress:
+	// a client that sends faster than it reads replies stalls its own
+	// connection, not the server (default 128).
+	MaxInFlight int
+	// Cores is the number of event loops for engines that have them.
+	Cores int
+}
+
+func (o *Options) defaults() {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 128
+	}
+	if o.Cores <= 0 {
+		o.Cores = 1
+	}
+}

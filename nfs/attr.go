@@ -1,0 +1,228 @@
+package nfs
+
+import (
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// supportedAttrs is what GETATTR and READDIR can report.
+var supportedAttrs = nfs4.BitmapOf(
+	nfs4.AttrSupportedAttrs, nfs4.AttrType, nfs4.AttrFhExpireType, nfs4.AttrChange,
+	nfs4.AttrSize, nfs4.AttrLinkSupport, nfs4.AttrSymlinkSupport, nfs4.AttrNamedAttr,
+	nfs4.AttrFsid, nfs4.AttrUniqueHandles, nfs4.AttrLeaseTime, nfs4.AttrRdattrError,
+	nfs4.AttrCansettime, nfs4.AttrCaseInsensitive, nfs4.AttrCasePreserving,
+	nfs4.AttrChownRestricted, nfs4.AttrFilehandle, nfs4.AttrFileid, nfs4.AttrFilesAvail,
+	nfs4.AttrFilesFree, nfs4.AttrFilesTotal, nfs4.AttrHomogeneous, nfs4.AttrMaxfilesize,
+	nfs4.AttrMaxlink, nfs4.AttrMaxname, nfs4.AttrMaxread, nfs4.AttrMaxwrite, nfs4.AttrMode,
+	nfs4.AttrNoTrunc, nfs4.AttrNumlinks, nfs4.AttrOwner, nfs4.AttrOwnerGroup, nfs4.AttrRawdev,
+	nfs4.AttrSpaceAvail, nfs4.AttrSpaceFree, nfs4.AttrSpaceTotal, nfs4.AttrSpaceUsed,
+	nfs4.AttrTimeAccess, nfs4.AttrTimeDelta, nfs4.AttrTimeMetadata, nfs4.AttrTimeModify,
+	nfs4.AttrMountedOnFileid, nfs4.AttrSuppattrExclcreat,
+)
+
+// fsAttrs need a statfs of the export.
+var fsAttrs = nfs4.BitmapOf(nfs4.AttrFilesAvail, nfs4.AttrFilesFree, nfs4.AttrFilesTotal,
+	nfs4.AttrSpaceAvail, nfs4.AttrSpaceFree, nfs4.AttrSpaceTotal)
+
+// attrSource is what attributes are encoded from.
+type attrSource struct {
+	n  *node
+	st *unix.Stat_t
+	fs *unix.Statfs_t
+}
+
+// statNode fills st for n: through the cached descriptor when there is one
+// (one syscall), else by a confined open of its path.
+func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
+	if n.exp == nil {
+		s.pseudoStat(st)
+		return nfs4.OK
+	}
+	n.mu.Lock()
+	fd := n.fd
+	if fd >= 0 {
+		err := unix.Fstat(fd, st)
+		n.mu.Unlock()
+		if err != nil {
+			return errno(err)
+		}
+		return nfs4.OK
+	}
+	rel := n.rel
+	n.mu.Unlock()
+	if err := n.exp.stat(rel, st); err != nil {
+		if err == unix.ENOENT {
+			return nfs4.ErrStale
+		}
+		return errno(err)
+	}
+	if st.Ino != n.ino {
+		return nfs4.ErrStale
+	}
+	return nfs4.OK
+}
+
+func (s *Server) pseudoStat(st *unix.Stat_t) {
+	*st = unix.Stat_t{Ino: pseudoRootIno, Mode: unix.S_IFDIR | 0o555, Nlink: uint64(2 + len(s.exports))}
+	st.Ctim.Sec = s.start.Unix()
+	st.Mtim, st.Atim = st.Ctim, st.Ctim
+}
+
+func ftype(mode uint32) uint32 {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return nfs4.NF4REG
+	case unix.S_IFDIR:
+		return nfs4.NF4DIR
+	case unix.S_IFLNK:
+		return nfs4.NF4LNK
+	case unix.S_IFBLK:
+		return nfs4.NF4BLK
+	case unix.S_IFCHR:
+		return nfs4.NF4CHR
+	case unix.S_IFSOCK:
+		return nfs4.NF4SOCK
+	case unix.S_IFIFO:
+		return nfs4.NF4FIFO
+	}
+	return nfs4.NF4REG
+}
+
+// changeAttr derives the change attribute from ctime: it moves on every
+// data or metadata change the filesystem records.
+func changeAttr(st *unix.Stat_t) uint64 {
+	return uint64(st.Ctim.Sec)*1_000_000_000 + uint64(st.Ctim.Nsec)
+}
+
+func encodeTime(e *xdr.Encoder, t unix.Timespec) {
+	e.Int64(t.Sec)
+	e.Uint32(uint32(t.Nsec))
+}
+
+// encodeFattr writes fattr4 for the attributes in req that we support.
+func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
+	got := req.And(supportedAttrs)
+	if src.n.exp == nil {
+		got = got.And(pseudoOK)
+	}
+	if !got.And(fsAttrs).Empty() && src.fs == nil {
+		var fs unix.Statfs_t
+		root := s.exports[0].rootFD
+		if src.n.exp != nil {
+			root = src.n.exp.rootFD
+		}
+		if unix.Fstatfs(root, &fs) == nil {
+			src.fs = &fs
+		} else {
+			for i := range fsAttrs {
+				got[i] &^= fsAttrs[i]
+			}
+		}
+	}
+	got.Encode(e)
+	lenPos := e.Reserve()
+	start := e.Pos()
+	for w := 0; w < len(got); w++ {
+		for b := 0; b < 32; b++ {
+			if got[w]&(1<<b) != 0 {
+				s.encodeAttr(e, w*32+b, src)
+			}
+		}
+	}
+	e.Patch(lenPos, uint32(e.Pos()-start))
+}
+
+// pseudoOK are the attributes the pseudo-root has.
+var pseudoOK = func() nfs4.Bitmap {
+	b := supportedAttrs
+	for i := range fsAttrs {
+		b[i] &^= fsAttrs[i]
+	}
+	return b
+}()
+
+func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
+	st, n := src.st, src.n
+	switch a {
+	case nfs4.AttrSupportedAttrs:
+		supportedAttrs.Encode(e)
+	case nfs4.AttrType:
+		e.Uint32(ftype(st.Mode))
+	case nfs4.AttrFhExpireType:
+		e.Uint32(0) // FH4_PERSISTENT
+	case nfs4.AttrChange:
+		e.Uint64(changeAttr(st))
+	case nfs4.AttrSize:
+		e.Uint64(uint64(st.Size))
+	case nfs4.AttrLinkSupport, nfs4.AttrSymlinkSupport, nfs4.AttrUniqueHandles,
+		nfs4.AttrCansettime, nfs4.AttrCasePreserving, nfs4.AttrChownRestricted,
+		nfs4.AttrHomogeneous, nfs4.AttrNoTrunc:
+		e.Bool(true)
+	case nfs4.AttrNamedAttr, nfs4.AttrCaseInsensitive:
+		e.Bool(false)
+	case nfs4.AttrFsid:
+		if n.exp == nil {
+			e.Uint64(0)
+			e.Uint64(0)
+		} else {
+			e.Uint64(n.exp.fsid)
+			e.Uint64(0)
+		}
+	case nfs4.AttrLeaseTime:
+		e.Uint32(s.cfg.LeaseTime)
+	case nfs4.AttrRdattrError:
+		e.Uint32(nfs4.OK)
+	case nfs4.AttrFilehandle:
+		e.Opaque(n.handle)
+	case nfs4.AttrFileid, nfs4.AttrMountedOnFileid:
+		e.Uint64(st.Ino)
+	case nfs4.AttrFilesAvail:
+		e.Uint64(src.fs.Ffree)
+	case nfs4.AttrFilesFree:
+		e.Uint64(src.fs.Ffree)
+	case nfs4.AttrFilesTotal:
+		e.Uint64(src.fs.Files)
+	case nfs4.AttrMaxfilesize:
+		e.Uint64(1<<63 - 1)
+	case nfs4.AttrMaxlink:
+		e.Uint32(65000)
+	case nfs4.AttrMaxname:
+		e.Uint32(nfs4.MaxNameLen)
+	case nfs4.AttrMaxread, nfs4.AttrMaxwrite:
+		e.Uint64(uint64(s.cfg.MaxIO))
+	case nfs4.AttrMode:
+		e.Uint32(st.Mode & 0o7777)
+	case nfs4.AttrNumlinks:
+		e.Uint32(uint32(st.Nlink))
+	case nfs4.AttrOwner:
+		e.String(strconv.FormatUint(uint64(st.Uid), 10))
+	case nfs4.AttrOwnerGroup:
+		e.String(strconv.FormatUint(uint64(st.Gid), 10))
+	case nfs4.AttrRawdev:
+		e.Uint32(unix.Major(st.Rdev))
+		e.Uint32(unix.Minor(st.Rdev))
+	case nfs4.AttrSpaceAvail:
+		e.Uint64(src.fs.Bavail * uint64(src.fs.Bsize))
+	case nfs4.AttrSpaceFree:
+		e.Uint64(src.fs.Bfree * uint64(src.fs.Bsize))
+	case nfs4.AttrSpaceTotal:
+		e.Uint64(src.fs.Blocks * uint64(src.fs.Bsize))
+	case nfs4.AttrSpaceUsed:
+		e.Uint64(uint64(st.Blocks) * 512)
+	case nfs4.AttrTimeAccess:
+		encodeTime(e, st.Atim)
+	case nfs4.AttrTimeDelta:
+		e.Int64(0)
+		e.Uint32(1)
+	case nfs4.AttrTimeMetadata:
+		encodeTime(e, st.Ctim)
+	case nfs4.AttrTimeModify:
+		encodeTime(e, st.Mtim)
+	case nfs4.AttrSuppattrExclcreat:
+		nfs4.Bitmap{}.Encode(e)
+	}
+}

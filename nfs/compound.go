@@ -1,0 +1,222 @@
+package nfs
+
+import (
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// Limits on what a COMPOUND may carry before a session says otherwise.
+const (
+	maxTag          = 1024
+	maxOpsNoSession = 16
+	maxOpsHard      = 1024
+)
+
+// compound is the state of one COMPOUND being executed.
+type compound struct {
+	s     *Server
+	conn  *Conn
+	cred  Cred
+	minor uint32
+	d     *xdr.Decoder
+	e     *xdr.Encoder
+	rep   *Reply
+
+	cfh, sfh   *node
+	cur, saved nfs4.Stateid
+	hasCur     bool
+	hasSaved   bool
+	sess       *session
+	opIndex    int
+	nops       int
+	replay     bool // re-executing a cached request: SEQUENCE leaves the slot alone
+	keepResult bool // a failing op's result body stays (e.g. LOCK denied)
+	maxResp    int
+}
+
+type opFunc func(c *compound) uint32
+
+// ops is the dispatch table, indexed by operation number.
+var ops [nfs4.OpRemovexattr + 1]opFunc
+
+// minorOf is the first minor version that defines an operation.
+func minorOf(op uint32) uint32 {
+	if op >= nfs4.OpAllocate {
+		return 2
+	}
+	return 1
+}
+
+// sessionless ops may come without SEQUENCE, as the only op.
+func sessionless(op uint32) bool {
+	switch op {
+	case nfs4.OpExchangeID, nfs4.OpCreateSession, nfs4.OpDestroySession,
+		nfs4.OpDestroyClientid, nfs4.OpBindConnToSession:
+		return true
+	}
+	return false
+}
+
+// compound executes a COMPOUND call. rec is the whole record, kept only
+// when the slot must cache the request for re-execution.
+func (s *Server) compound(conn *Conn, cl *call, d *xdr.Decoder, rec []byte, rep *Reply) {
+	e := rep.Enc
+	encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
+	rep.bodyPos = e.Pos()
+	if !s.compoundBody(conn, cl.cred, d, rep, false) {
+		e.Truncate(rep.bodyPos - 4)
+		e.Uint32(nfs4.AcceptGarbageArgs)
+		return
+	}
+	switch {
+	case rep.replayBody != nil:
+		// A retransmit: answer with the cached COMPOUND result.
+		e.Truncate(rep.bodyPos)
+		e.Fixed(rep.replayBody)
+	case rep.replayReq != nil:
+		// A retransmit of a reply that carried file data: run the
+		// request again (reads are idempotent) without touching the slot.
+		e.Truncate(rep.bodyPos)
+		rd := xdr.NewDecoder(rep.replayReq)
+		if old, ok := decodeCall(rd); ok {
+			s.compoundBody(conn, old.cred, rd, rep, true)
+		}
+	case rep.slot != nil && len(rep.Reads) > 0:
+		rep.request = append([]byte(nil), rec...)
+	}
+}
+
+// compoundBody decodes COMPOUND4args from d and encodes COMPOUND4res. It
+// returns false when the header itself is unreadable.
+func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, rep *Reply, replay bool) bool {
+	e := rep.Enc
+	tag := d.Opaque(maxTag)
+	minor := d.Uint32()
+	n := d.ArrayLen(maxOpsHard, 4)
+	if d.Err() != nil {
+		return false
+	}
+	c := &compound{s: s, conn: conn, cred: cred, minor: minor, d: d, e: e, rep: rep, nops: n,
+		replay: replay, maxResp: s.MaxRecord()}
+	statusPos := e.Reserve()
+	e.Opaque(tag)
+	countPos := e.Reserve()
+	if minor < 1 || minor > 2 {
+		e.Patch(statusPos, nfs4.ErrMinorVersMismatch)
+		return true
+	}
+	status, done := c.run()
+	e.Patch(statusPos, status)
+	e.Patch(countPos, uint32(done))
+	return true
+}
+
+// run executes the operations and returns the COMPOUND status and the
+// number of results encoded.
+func (c *compound) run() (uint32, int) {
+	for i := 0; i < c.nops; i++ {
+		c.opIndex = i
+		op := c.d.Uint32()
+		if c.d.Err() != nil {
+			return c.fail(nfs4.OpIllegal, nfs4.ErrBadXDR), i + 1
+		}
+		if st := c.gate(op, i); st != nfs4.OK {
+			if st == nfs4.ErrOpIllegal {
+				op = nfs4.OpIllegal
+			}
+			return c.fail(op, st), i + 1
+		}
+		st := c.exec(op)
+		if c.rep.replayBody != nil || c.rep.replayReq != nil {
+			return nfs4.OK, 0
+		}
+		if st != nfs4.OK {
+			return st, i + 1
+		}
+	}
+	return nfs4.OK, c.nops
+}
+
+// gate checks that op may run at position i.
+func (c *compound) gate(op uint32, i int) uint32 {
+	if op < nfs4.OpAccess || op > nfs4.OpRemovexattr || minorOf(op) > c.minor {
+		return nfs4.ErrOpIllegal
+	}
+	if i == 0 {
+		if op == nfs4.OpSequence || (sessionless(op) && c.nops == 1) {
+			return nfs4.OK
+		}
+		if sessionless(op) {
+			return nfs4.ErrNotOnlyOp
+		}
+		return nfs4.ErrOpNotInSession
+	}
+	switch {
+	case op == nfs4.OpSequence:
+		return nfs4.ErrSequencePos
+	case c.sess == nil:
+		return nfs4.ErrOpNotInSession
+	case op == nfs4.OpExchangeID || op == nfs4.OpCreateSession || op == nfs4.OpBindConnToSession:
+		return nfs4.ErrNotOnlyOp
+	}
+	return nfs4.OK
+}
+
+// fail encodes a result of status st for op, with no body.
+func (c *compound) fail(op, st uint32) uint32 {
+	c.e.Uint32(op)
+	c.e.Uint32(st)
+	return st
+}
+
+// exec runs one operation: op number, status, then the body the handler
+// writes. A failing handler's partial body is cut off unless it asks to keep
+// it.
+func (c *compound) exec(op uint32) uint32 {
+	c.e.Uint32(op)
+	statusPos := c.e.Reserve()
+	bodyPos := c.e.Pos()
+	f := ops[op]
+	var st uint32
+	if f == nil {
+		st = nfs4.ErrNotsupp
+	} else {
+		c.keepResult = false
+		st = f(c)
+	}
+	if st == nfs4.OK && c.d.Err() != nil {
+		st = nfs4.ErrBadXDR
+	}
+	if st != nfs4.OK && !c.keepResult && c.e.Pos() > bodyPos {
+		c.e.Truncate(bodyPos)
+	}
+	c.e.Patch(statusPos, st)
+	return st
+}
+
+// needFH is the common check of ops that act on the current file handle.
+func (c *compound) needFH() uint32 {
+	if c.cfh == nil {
+		return nfs4.ErrNofilehandle
+	}
+	return nfs4.OK
+}
+
+// setCur sets the current stateid (RFC 8881 section 16.2.3.1.2).
+func (c *compound) setCur(sid nfs4.Stateid) { c.cur, c.hasCur = sid, true }
+
+// resolveSid replaces the special "current stateid" with the real one.
+func (c *compound) resolveSid(sid nfs4.Stateid) (nfs4.Stateid, uint32) {
+	if sid == nfs4.CurrentStateid {
+		if !c.hasCur {
+			return sid, nfs4.ErrBadStateid
+		}
+		return c.cur, nfs4.OK
+	}
+	return sid, nfs4.OK
+}
+
+// room is how many more reply bytes the session allows.
+func (c *compound) room() int {
+	return c.maxResp - c.e.Len()
+}

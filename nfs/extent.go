@@ -1,0 +1,105 @@
+package nfs
+
+import (
+	"sort"
+
+	"golang.org/x/sys/unix"
+)
+
+// extent is a run of a file known to be all data or all hole.
+type extent struct {
+	off, end int64
+	hole     bool
+}
+
+// extentCache remembers what SEEK_DATA/SEEK_HOLE said about a file, so
+// READ_PLUS on a file read sequentially costs a few lseeks per file rather
+// than two per reply. It is valid while the file's ctime and size are
+// unchanged; any change drops it. Extents are sorted and disjoint but need
+// not be contiguous: ranges nobody read are simply absent.
+type extentCache struct {
+	ctime unix.Timespec
+	size  int64
+	runs  []extent
+}
+
+// maxExtents bounds a file's cache; a file fragmented beyond it is walked
+// again as needed.
+const maxExtents = 1 << 16
+
+// lookahead is how far past a request a walk goes, so the next sequential
+// READ_PLUS finds its extents cached.
+const lookahead = 4 << 20
+
+// seeker is lseek; tests replace it to force failures.
+var seeker = unix.Seek
+
+// extents returns the runs covering [off, end) of the file open as fd,
+// whose attributes are st. Callers hold n.mu. On any lseek surprise it
+// reports the rest as data: never a hole that is not one.
+func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []extent) []extent {
+	if x.ctime != st.Ctim || x.size != st.Size {
+		x.ctime, x.size, x.runs = st.Ctim, st.Size, x.runs[:0]
+	}
+	for off < end {
+		i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].end > off })
+		if i < len(x.runs) && x.runs[i].off <= off {
+			r := x.runs[i]
+			out = append(out, extent{off, min(r.end, end), r.hole})
+			off = min(r.end, end)
+			continue
+		}
+		gapEnd := st.Size
+		if i < len(x.runs) {
+			gapEnd = x.runs[i].off
+		}
+		walkEnd := min(gapEnd, end+lookahead)
+		added := x.walk(fd, off, walkEnd, gapEnd)
+		if len(added) == 0 {
+			// Could not learn anything: treat the rest as data.
+			out = append(out, extent{off, end, false})
+			return out
+		}
+		x.insert(i, added)
+	}
+	return out
+}
+
+// walk finds the runs from off up to at least limit (and at most max, the
+// start of the next known run or EOF), using SEEK_DATA and SEEK_HOLE.
+func (x *extentCache) walk(fd int, off, limit, max int64) []extent {
+	var runs []extent
+	for off < limit {
+		d, err := seeker(fd, off, unix.SEEK_DATA)
+		if err == unix.ENXIO {
+			// No data after off: a hole up to EOF.
+			runs = append(runs, extent{off, max, true})
+			return runs
+		}
+		if err != nil || d < off {
+			return runs
+		}
+		if d > off {
+			runs = append(runs, extent{off, min(d, max), true})
+			if d >= max {
+				return runs
+			}
+		}
+		h, err := seeker(fd, d, unix.SEEK_HOLE)
+		if err != nil || h <= d {
+			return runs
+		}
+		runs = append(runs, extent{d, min(h, max), false})
+		off = h
+	}
+	return runs
+}
+
+// insert places new runs before index i, merging with neighbours of the
+// same kind, and drops everything if the cache grew too big.
+func (x *extentCache) insert(i int, added []extent) {
+	x.runs = append(x.runs[:i], append(added, x.runs[i:]...)...)
+	if len(x.runs) > maxExtents {
+		x.runs = x.runs[:0]
+	}
+}

@@ -1,0 +1,306 @@
+package nfs
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+)
+
+func init() {
+	ops[nfs4.OpPutrootfh] = opPutrootfh
+	ops[nfs4.OpPutpubfh] = opPutrootfh
+	ops[nfs4.OpPutfh] = opPutfh
+	ops[nfs4.OpGetfh] = opGetfh
+	ops[nfs4.OpSavefh] = opSavefh
+	ops[nfs4.OpRestorefh] = opRestorefh
+	ops[nfs4.OpLookup] = opLookup
+	ops[nfs4.OpLookupp] = opLookupp
+	ops[nfs4.OpGetattr] = opGetattr
+	ops[nfs4.OpAccess] = opAccess
+	ops[nfs4.OpReadlink] = opReadlink
+	ops[nfs4.OpSecinfo] = opSecinfo
+	ops[nfs4.OpSecinfoNoName] = opSecinfoNoName
+	// NFSv4.0-only operations (RFC 8881 section 18: MUST NOT be used in 4.1).
+	for _, op := range []uint32{nfs4.OpSetclientid, nfs4.OpSetclientidConfirm, nfs4.OpRenew, nfs4.OpOpenConfirm} {
+		ops[op] = opNotsupp
+	}
+}
+
+func opNotsupp(*compound) uint32 { return nfs4.ErrNotsupp }
+
+// setFH makes n the current file handle; the current stateid is cleared
+// as RFC 8881 section 16.2.3.1.2 requires when the filehandle changes.
+func (c *compound) setFH(n *node) {
+	c.cfh = n
+	c.hasCur = false
+}
+
+func opPutrootfh(c *compound) uint32 {
+	c.setFH(c.s.root())
+	return nfs4.OK
+}
+
+func opPutfh(c *compound) uint32 {
+	h := c.d.Opaque(nfs4.FHSize)
+	if c.d.Err() != nil {
+		if c.d.Err() != nil && len(h) == 0 {
+			return nfs4.ErrBadhandle
+		}
+		return nfs4.ErrBadXDR
+	}
+	n, st := c.s.resolve(h)
+	if st != nfs4.OK {
+		return st
+	}
+	c.setFH(n)
+	return nfs4.OK
+}
+
+func opGetfh(c *compound) uint32 {
+	if st := c.needFH(); st != nfs4.OK {
+		return st
+	}
+	c.e.Opaque(c.cfh.handle)
+	return nfs4.OK
+}
+
+func opSavefh(c *compound) uint32 {
+	if st := c.needFH(); st != nfs4.OK {
+		return st
+	}
+	c.sfh, c.saved, c.hasSaved = c.cfh, c.cur, c.hasCur
+	return nfs4.OK
+}
+
+func opRestorefh(c *compound) uint32 {
+	if c.sfh == nil {
+		return nfs4.ErrRestorefh
+	}
+	c.cfh, c.cur, c.hasCur = c.sfh, c.saved, c.hasSaved
+	return nfs4.OK
+}
+
+// needDir checks that the current filehandle is a directory.
+func (c *compound) needDir(st *unix.Stat_t) uint32 {
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	if s := c.s.statNode(c.cfh, st); s != nfs4.OK {
+		return s
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return nfs4.OK
+	case unix.S_IFLNK:
+		return nfs4.ErrSymlink
+	}
+	return nfs4.ErrNotdir
+}
+
+func opLookup(c *compound) uint32 {
+	name := c.d.String(nfs4.OpaqueLimit)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	var st unix.Stat_t
+	if s := c.needDir(&st); s != nfs4.OK {
+		return s
+	}
+	if s := checkName(name); s != nfs4.OK {
+		return s
+	}
+	if c.cfh.exp == nil {
+		for _, e := range c.s.exports {
+			if e.name == string(name) {
+				c.setFH(c.s.exportRoot(e))
+				return nfs4.OK
+			}
+		}
+		return nfs4.ErrNoent
+	}
+	n, err := c.s.lookupChild(c.cfh, string(name), &st)
+	if err != nil {
+		return errno(err)
+	}
+	c.setFH(n)
+	return nfs4.OK
+}
+
+func opLookupp(c *compound) uint32 {
+	var st unix.Stat_t
+	if s := c.needDir(&st); s != nfs4.OK {
+		return s
+	}
+	n := c.cfh
+	switch {
+	case n.exp == nil:
+		return nfs4.ErrNoent
+	case n.ino == n.exp.rootIno:
+		if !c.s.pseudo {
+			return nfs4.ErrNoent
+		}
+		c.setFH(c.s.pseudoRoot)
+		return nfs4.OK
+	}
+	rel := parentRel(n.path())
+	if rel == "." {
+		c.setFH(c.s.exportRoot(n.exp))
+		return nfs4.OK
+	}
+	if err := n.exp.stat(rel, &st); err != nil {
+		return errno(err)
+	}
+	p := &node{exp: n.exp, rel: rel, ino: st.Ino, fd: -1, direct: -1}
+	p.handle = makeHandle(n.exp, rel, st.Ino)
+	c.setFH(c.s.files.put(p))
+	return nfs4.OK
+}
+
+func opGetattr(c *compound) uint32 {
+	req := nfs4.DecodeBitmap(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	var st unix.Stat_t
+	if s := c.s.statNode(c.cfh, &st); s != nfs4.OK {
+		return s
+	}
+	c.s.encodeFattr(c.e, req, &attrSource{n: c.cfh, st: &st})
+	return nfs4.OK
+}
+
+// access computes which of want the caller may do, from the mode bits.
+// Writes are refused until the write path lands.
+func access(st *unix.Stat_t, cr Cred, want uint32) uint32 {
+	var bits uint32 // rwx for this caller
+	switch {
+	case cr.UID == 0:
+		bits = 7
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Mode&0o111 == 0 {
+			bits = 6
+		}
+	case cr.UID == st.Uid:
+		bits = (st.Mode >> 6) & 7
+	case cr.inGroup(st.Gid):
+		bits = (st.Mode >> 3) & 7
+	default:
+		bits = st.Mode & 7
+	}
+	var got uint32
+	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+	if bits&4 != 0 {
+		got |= nfs4.AccessRead
+	}
+	if bits&1 != 0 {
+		if isDir {
+			got |= nfs4.AccessLookup
+		} else {
+			got |= nfs4.AccessExecute
+		}
+	}
+	return got & want
+}
+
+func (cr Cred) inGroup(gid uint32) bool {
+	if cr.GID == gid {
+		return true
+	}
+	for _, g := range cr.GIDs[:cr.NGIDs] {
+		if g == gid {
+			return true
+		}
+	}
+	return false
+}
+
+const allAccess = nfs4.AccessRead | nfs4.AccessLookup | nfs4.AccessModify |
+	nfs4.AccessExtend | nfs4.AccessDelete | nfs4.AccessExecute
+
+func opAccess(c *compound) uint32 {
+	want := c.d.Uint32()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	var st unix.Stat_t
+	if s := c.s.statNode(c.cfh, &st); s != nfs4.OK {
+		return s
+	}
+	c.e.Uint32(want & allAccess)
+	c.e.Uint32(access(&st, c.cred, want))
+	return nfs4.OK
+}
+
+func opReadlink(c *compound) uint32 {
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	n := c.cfh
+	if n.exp == nil {
+		return nfs4.ErrInval
+	}
+	fd, err := n.exp.open(n.path(), unix.O_PATH|unix.O_NOFOLLOW)
+	if err != nil {
+		return errno(err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return errno(err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		return nfs4.ErrInval
+	}
+	buf := make([]byte, nfs4.MaxPathLen)
+	m, err := unix.Readlinkat(fd, "", buf)
+	if err != nil {
+		return errno(err)
+	}
+	c.e.Opaque(buf[:m])
+	return nfs4.OK
+}
+
+// encodeSecinfo lists the flavors we accept: AUTH_SYS, then AUTH_NONE.
+func (c *compound) encodeSecinfo() {
+	c.e.Uint32(2)
+	c.e.Uint32(nfs4.AuthSys)
+	c.e.Uint32(nfs4.AuthNone)
+}
+
+func opSecinfo(c *compound) uint32 {
+	name := c.d.String(nfs4.OpaqueLimit)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	var st unix.Stat_t
+	if s := c.needDir(&st); s != nfs4.OK {
+		return s
+	}
+	if s := checkName(name); s != nfs4.OK {
+		return s
+	}
+	c.encodeSecinfo()
+	c.cfh = nil // SECINFO consumes the current filehandle
+	return nfs4.OK
+}
+
+func opSecinfoNoName(c *compound) uint32 {
+	style := c.d.Uint32()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	if style > 1 {
+		return nfs4.ErrInval
+	}
+	c.encodeSecinfo()
+	c.cfh = nil
+	return nfs4.OK
+}

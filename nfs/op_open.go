@@ -1,0 +1,283 @@
+package nfs
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+func init() {
+	ops[nfs4.OpOpen] = opOpen
+	ops[nfs4.OpClose] = opClose
+	ops[nfs4.OpOpenDowngrade] = opOpenDowngrade
+	ops[nfs4.OpTestStateid] = opTestStateid
+	ops[nfs4.OpFreeStateid] = opFreeStateid
+}
+
+type openArgs struct {
+	access, deny uint32
+	clientID     uint64
+	owner        []byte
+	create       bool
+	claim        uint32
+	name         []byte
+}
+
+// decodeOpen reads OPEN4args. Create attributes are skipped here; the write
+// path decides what to do with them.
+func decodeOpen(d *xdr.Decoder) openArgs {
+	var a openArgs
+	d.Uint32() // seqid: unused in 4.1
+	a.access = d.Uint32()
+	a.deny = d.Uint32()
+	a.clientID = d.Uint64()
+	a.owner = d.Opaque(nfs4.OpaqueLimit)
+	if d.Uint32() == nfs4.OpenCreate {
+		a.create = true
+		switch d.Uint32() {
+		case nfs4.CreateUnchecked, nfs4.CreateGuarded:
+			skipFattr(d)
+		case nfs4.CreateExclusive:
+			d.Fixed(8)
+		case nfs4.CreateExclusive41:
+			d.Fixed(8)
+			skipFattr(d)
+		default:
+			d.Fail(xdr.ErrTooLong)
+		}
+	}
+	a.claim = d.Uint32()
+	switch a.claim {
+	case nfs4.ClaimNull, nfs4.ClaimDelegatePrev:
+		a.name = d.String(nfs4.OpaqueLimit)
+	case nfs4.ClaimPrevious:
+		d.Uint32()
+	case nfs4.ClaimDelegateCur:
+		nfs4.DecodeStateid(d)
+		a.name = d.String(nfs4.OpaqueLimit)
+	case nfs4.ClaimDelegCurFH:
+		nfs4.DecodeStateid(d)
+	case nfs4.ClaimFH, nfs4.ClaimDelegPrevFH:
+	default:
+		d.Fail(xdr.ErrTooLong)
+	}
+	return a
+}
+
+func skipFattr(d *xdr.Decoder) {
+	nfs4.DecodeBitmap(d)
+	d.Opaque(64 << 10)
+}
+
+func opOpen(c *compound) uint32 {
+	a := decodeOpen(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	access := a.access &^ nfs4.ShareAccessWantMask
+	if access == 0 || access > nfs4.ShareAccessBoth || a.deny > nfs4.ShareDenyBoth {
+		return nfs4.ErrInval
+	}
+	if a.create || access&nfs4.ShareAccessWrite != 0 {
+		return nfs4.ErrRofs // the write path is not there yet
+	}
+	var dirBefore, dirAfter uint64
+	var st unix.Stat_t
+	target := c.cfh
+	switch a.claim {
+	case nfs4.ClaimNull:
+		if s := c.needDir(&st); s != nfs4.OK {
+			return s
+		}
+		if s := checkName(a.name); s != nfs4.OK {
+			return s
+		}
+		if c.cfh.exp == nil {
+			return nfs4.ErrIsdir
+		}
+		dirBefore = changeAttr(&st)
+		dirAfter = dirBefore
+		n, err := c.s.lookupChild(c.cfh, string(a.name), &st)
+		if err != nil {
+			return errno(err)
+		}
+		target = n
+	case nfs4.ClaimFH:
+		if s := c.s.statNode(target, &st); s != nfs4.OK {
+			return s
+		}
+	case nfs4.ClaimPrevious:
+		return nfs4.ErrNoGrace
+	default:
+		return nfs4.ErrNotsupp
+	}
+	if s := openableType(&st); s != nfs4.OK {
+		return s
+	}
+	if access&nfs4.ShareAccessRead != 0 && c.cred.UID != st.Uid &&
+		accessBits(&st, c.cred, nfs4.AccessRead) == 0 {
+		return nfs4.ErrAccess
+	}
+	if _, err := target.readFD(); err != nil {
+		return errno(err)
+	}
+	sid, s := c.s.state.open(c.sess.client, a, target, access)
+	if s != nfs4.OK {
+		return s
+	}
+	c.setFH(target)
+	c.setCur(sid)
+	e := c.e
+	sid.Encode(e)
+	e.Bool(true)
+	e.Uint64(dirBefore)
+	e.Uint64(dirAfter)
+	e.Uint32(nfs4.OpenResultLocktype)
+	nfs4.Bitmap{}.Encode(e)
+	e.Uint32(nfs4.DelegateNone)
+	return nfs4.OK
+}
+
+// accessBits is access for callers that only need a yes or no.
+func accessBits(st *unix.Stat_t, cr Cred, want uint32) uint32 { return access(st, cr, want) }
+
+func openableType(st *unix.Stat_t) uint32 {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return nfs4.OK
+	case unix.S_IFDIR:
+		return nfs4.ErrIsdir
+	case unix.S_IFLNK:
+		return nfs4.ErrSymlink
+	}
+	return nfs4.ErrWrongType
+}
+
+// open records an open of n by the client's open owner, or upgrades an
+// existing one, enforcing share reservations against other owners.
+func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.Stateid, uint32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if a.clientID != cl.id {
+		return nfs4.Stateid{}, nfs4.ErrStaleClientid
+	}
+	key := openKey{owner: string(a.owner), node: n}
+	for _, o := range t.opens {
+		if o.node == n && o.key != key && (o.deny&access != 0 || a.deny&o.access != 0) {
+			return nfs4.Stateid{}, nfs4.ErrShareDenied
+		}
+	}
+	o := cl.opens[key]
+	if o == nil {
+		o = &openState{other: t.newOther(), client: cl, node: n, key: key}
+		cl.opens[key] = o
+		t.opens[o.other] = o
+	}
+	o.seq++
+	o.access |= access
+	o.deny |= a.deny
+	return nfs4.Stateid{Seqid: o.seq, Other: o.other}, nfs4.OK
+}
+
+func opClose(c *compound) uint32 {
+	c.d.Uint32()
+	sid := nfs4.DecodeStateid(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	sid, s := c.resolveSid(sid)
+	if s != nfs4.OK {
+		return s
+	}
+	t := c.s.state
+	t.mu.Lock()
+	o, s := t.findLocked(sid)
+	if s == nfs4.OK && o.node != c.cfh {
+		s = nfs4.ErrBadStateid
+	}
+	if s == nfs4.OK {
+		delete(t.opens, o.other)
+		delete(o.client.opens, o.key)
+	}
+	t.mu.Unlock()
+	if s != nfs4.OK {
+		return s
+	}
+	nfs4.InvalidStateid.Encode(c.e)
+	return nfs4.OK
+}
+
+func opOpenDowngrade(c *compound) uint32 {
+	sid := nfs4.DecodeStateid(c.d)
+	c.d.Uint32()
+	access := c.d.Uint32() &^ nfs4.ShareAccessWantMask
+	deny := c.d.Uint32()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	sid, s := c.resolveSid(sid)
+	if s != nfs4.OK {
+		return s
+	}
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	o, s := t.findLocked(sid)
+	if s != nfs4.OK {
+		return s
+	}
+	if o.node != c.cfh {
+		return nfs4.ErrBadStateid
+	}
+	if access == 0 || access&^o.access != 0 || deny&^o.deny != 0 {
+		return nfs4.ErrInval
+	}
+	o.access, o.deny = access, deny
+	o.seq++
+	out := nfs4.Stateid{Seqid: o.seq, Other: o.other}
+	c.setCur(out)
+	out.Encode(c.e)
+	return nfs4.OK
+}
+
+func opTestStateid(c *compound) uint32 {
+	n := c.d.ArrayLen(1024, 16)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	t := c.s.state
+	c.e.Uint32(uint32(n))
+	for i := 0; i < n; i++ {
+		sid := nfs4.DecodeStateid(c.d)
+		t.mu.Lock()
+		_, s := t.findLocked(sid)
+		t.mu.Unlock()
+		c.e.Uint32(s)
+	}
+	return nfs4.OK
+}
+
+func opFreeStateid(c *compound) uint32 {
+	sid := nfs4.DecodeStateid(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, s := t.findLocked(sid); s != nfs4.OK {
+		return s
+	}
+	// An open stateid stays until CLOSE frees it.
+	return nfs4.ErrLocksHeld
+}

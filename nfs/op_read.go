@@ -1,0 +1,244 @@
+package nfs
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+)
+
+func init() {
+	ops[nfs4.OpRead] = opRead
+	ops[nfs4.OpReadPlus] = opReadPlus
+	ops[nfs4.OpSeek] = opSeek
+}
+
+// readTarget does the checks common to READ, READ_PLUS and SEEK and returns
+// the file's descriptor and attributes.
+func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
+	if s := c.needFH(); s != nfs4.OK {
+		return -1, s
+	}
+	n := c.cfh
+	if n.exp == nil {
+		return -1, nfs4.ErrIsdir
+	}
+	sid, s := c.resolveSid(sid)
+	if s != nfs4.OK {
+		return -1, s
+	}
+	if s := c.s.state.checkIO(sid, n); s != nfs4.OK {
+		return -1, s
+	}
+	fd, err := n.readFD()
+	if err != nil {
+		if err == unix.EISDIR {
+			return -1, nfs4.ErrIsdir
+		}
+		if err == unix.ELOOP {
+			return -1, nfs4.ErrSymlink
+		}
+		return -1, errno(err)
+	}
+	if err := unix.Fstat(fd, st); err != nil {
+		return -1, errno(err)
+	}
+	if s := openableType(st); s != nfs4.OK {
+		return -1, s
+	}
+	return fd, nfs4.OK
+}
+
+// readOverhead is the reply room kept for the rest of the COMPOUND.
+const readOverhead = 512
+
+// clampCount limits a read to the server's maximum and the session's room.
+func (c *compound) clampCount(count uint32) int {
+	n := int(count)
+	if n > c.s.cfg.MaxIO {
+		n = c.s.cfg.MaxIO
+	}
+	if r := c.room() - readOverhead; n > r {
+		n = max(r, 0)
+	}
+	return n
+}
+
+func opRead(c *compound) uint32 {
+	sid := nfs4.DecodeStateid(c.d)
+	off := c.d.Uint64()
+	count := c.d.Uint32()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	var st unix.Stat_t
+	fd, s := c.readTarget(sid, &st)
+	if s != nfs4.OK {
+		return s
+	}
+	n := c.clampCount(count)
+	size := st.Size
+	if off >= uint64(size) {
+		n = 0
+	} else if rem := uint64(size) - off; uint64(n) > rem {
+		n = int(rem)
+	}
+	e := c.e
+	eofPos := e.Pos()
+	e.Bool(off+uint64(n) >= uint64(size))
+	countPos := e.Reserve()
+	e.Patch(countPos, uint32(n))
+	if n > 0 {
+		c.rep.addRead(fd, c.cfh.directFD(), 0, int64(off), n, size)
+		c.rep.addSeg(countPos, eofPos, 0, n)
+	}
+	return nfs4.OK
+}
+
+// Segment policy for READ_PLUS.
+const (
+	// minHole: a hole shorter than this between data is sent as data. A
+	// HOLE segment costs the client a segment decode and us an iovec;
+	// below a few pages the zeros are cheaper.
+	minHole = 8 << 10
+	// maxSegments keeps the iovec list of a reply well under IOV_MAX.
+	maxSegments = 256
+	// maxReadGap: data runs separated by less hole than this are read with
+	// one read into one buffer, each DATA segment pointing into it, so a
+	// fragmented file costs one read per reply, like READ.
+	maxReadGap = 1 << 20
+)
+
+func opReadPlus(c *compound) uint32 {
+	sid := nfs4.DecodeStateid(c.d)
+	off := c.d.Uint64()
+	count := c.d.Uint32()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	var st unix.Stat_t
+	fd, s := c.readTarget(sid, &st)
+	if s != nfs4.OK {
+		return s
+	}
+	n := c.clampCount(count)
+	size := st.Size
+	if off >= uint64(size) {
+		n = 0
+	} else if rem := uint64(size) - off; uint64(n) > rem {
+		n = int(rem)
+	}
+	e := c.e
+	eofPos := e.Pos()
+	e.Bool(off+uint64(n) >= uint64(size))
+	if n == 0 {
+		e.Uint32(0)
+		return nfs4.OK
+	}
+	segs := c.planSegments(fd, &st, int64(off), int64(n))
+	e.Uint32(uint32(len(segs)))
+	c.encodeSegments(fd, segs, eofPos, size)
+	return nfs4.OK
+}
+
+// planSegments cuts [off, off+n) into DATA and HOLE segments.
+func (c *compound) planSegments(fd int, st *unix.Stat_t, off, n int64) []extent {
+	cfh := c.cfh
+	var buf [32]extent
+	cfh.mu.Lock()
+	raw := cfh.extent.extents(fd, st, off, off+n, buf[:0])
+	cfh.mu.Unlock()
+	return mergeSegments(raw)
+}
+
+// mergeSegments applies the segment policy: adjacent runs of one kind join,
+// short holes between data become data, and past maxSegments everything
+// left becomes data.
+func mergeSegments(raw []extent) []extent {
+	out := raw[:0]
+	for i, r := range raw {
+		if r.hole && r.end-r.off < minHole && i > 0 && i < len(raw)-1 {
+			r.hole = false
+		}
+		if len(out) >= maxSegments-1 {
+			r.hole = false
+		}
+		if k := len(out) - 1; k >= 0 && out[k].hole == r.hole && out[k].end == r.off {
+			out[k].end = r.end
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// encodeSegments writes the segments and plans the reads that fill the
+// DATA ones: one read per group of data runs closer than maxReadGap.
+func (c *compound) encodeSegments(fd int, segs []extent, eofPos int, size int64) {
+	e := c.e
+	direct := c.cfh.directFD()
+	for i := 0; i < len(segs); {
+		s := segs[i]
+		if s.hole {
+			e.Uint32(nfs4.ContentHole)
+			e.Uint64(uint64(s.off))
+			e.Uint64(uint64(s.end - s.off))
+			i++
+			continue
+		}
+		// Group data runs [i, j) into one read.
+		j := i + 1
+		for j+1 < len(segs) && segs[j].hole && segs[j].end-segs[j].off < maxReadGap {
+			j += 2
+		}
+		last := segs[j-1]
+		start := s.off
+		c.rep.addRead(fd, direct, 0, start, int(last.end-start), size)
+		for k := i; k < j; k++ {
+			r := segs[k]
+			if r.hole {
+				e.Uint32(nfs4.ContentHole)
+				e.Uint64(uint64(r.off))
+				e.Uint64(uint64(r.end - r.off))
+				continue
+			}
+			e.Uint32(nfs4.ContentData)
+			e.Uint64(uint64(r.off))
+			countPos := e.Reserve()
+			e.Patch(countPos, uint32(r.end-r.off))
+			c.rep.addSeg(countPos, eofPos, int(r.off-start), int(r.end-r.off))
+		}
+		i = j
+	}
+}
+
+func opSeek(c *compound) uint32 {
+	sid := nfs4.DecodeStateid(c.d)
+	off := c.d.Uint64()
+	what := c.d.Uint32()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	var st unix.Stat_t
+	fd, s := c.readTarget(sid, &st)
+	if s != nfs4.OK {
+		return s
+	}
+	whence := unix.SEEK_DATA
+	switch what {
+	case nfs4.ContentData:
+	case nfs4.ContentHole:
+		whence = unix.SEEK_HOLE
+	default:
+		return nfs4.ErrUnionNotsupp
+	}
+	if off > 1<<63-1 {
+		return nfs4.ErrNxio
+	}
+	pos, err := seeker(fd, int64(off), whence)
+	if err != nil {
+		return errno(err)
+	}
+	c.e.Bool(pos >= st.Size)
+	c.e.Uint64(uint64(pos))
+	return nfs4.OK
+}

@@ -1,0 +1,422 @@
+package nfs
+
+import (
+	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+func init() {
+	ops[nfs4.OpExchangeID] = opExchangeID
+	ops[nfs4.OpCreateSession] = opCreateSession
+	ops[nfs4.OpSequence] = opSequence
+	ops[nfs4.OpDestroySession] = opDestroySession
+	ops[nfs4.OpDestroyClientid] = opDestroyClientid
+	ops[nfs4.OpBindConnToSession] = opBindConnToSession
+	ops[nfs4.OpReclaimComplete] = opReclaimComplete
+}
+
+const serverImplDomain = "nfsd-uring.dev"
+
+// decodeStateProtect reads state_protect4_a and reports whether it is one we
+// accept (SP4_NONE, or SP4_MACH_CRED which we answer with SP4_NONE).
+func decodeStateProtect(d *xdr.Decoder) uint32 {
+	switch how := d.Uint32(); how {
+	case nfs4.SP4None:
+	case nfs4.SP4MachCred:
+		nfs4.DecodeBitmap(d)
+		nfs4.DecodeBitmap(d)
+	default:
+		return nfs4.ErrNotsupp
+	}
+	return nfs4.OK
+}
+
+func skipImplID(d *xdr.Decoder) {
+	n := d.ArrayLen(1, 4)
+	for i := 0; i < n; i++ {
+		d.Opaque(nfs4.OpaqueLimit)
+		d.Opaque(nfs4.OpaqueLimit)
+		d.Uint64()
+		d.Uint32()
+	}
+}
+
+func opExchangeID(c *compound) uint32 {
+	d := c.d
+	var verf [8]byte
+	copy(verf[:], d.Fixed(8))
+	owner := d.Opaque(nfs4.OpaqueLimit)
+	flags := d.Uint32()
+	sp := decodeStateProtect(d)
+	skipImplID(d)
+	if d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if sp != nfs4.OK {
+		return sp
+	}
+	if flags&^(nfs4.ExchgIDSuppMovedRefer|nfs4.ExchgIDSuppMovedMigr|nfs4.ExchgIDBindPrincStateid|
+		nfs4.ExchgIDUseNonPNFS|nfs4.ExchgIDUsePNFSMDS|nfs4.ExchgIDUsePNFSDS|nfs4.ExchgIDUpdConfirmedRecA) != 0 {
+		return nfs4.ErrInval
+	}
+	cl, st := c.s.state.exchangeID(string(owner), verf, c.cred.UID, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
+	if st != nfs4.OK {
+		return st
+	}
+	e := c.e
+	e.Uint64(cl.id)
+	e.Uint32(cl.csSeq)
+	rflags := uint32(nfs4.ExchgIDUseNonPNFS)
+	if cl.confirmed {
+		rflags |= nfs4.ExchgIDConfirmedR
+	}
+	e.Uint32(rflags)
+	e.Uint32(nfs4.SP4None)
+	// server_owner4: one owner for the whole server, so clients may trunk
+	// connections onto one client record.
+	e.Uint64(0)
+	e.Opaque([]byte(serverImplDomain))
+	e.Opaque([]byte(serverImplDomain))
+	e.Uint32(1)
+	e.String(serverImplDomain)
+	e.String("nfsd-uring")
+	e.Int64(c.s.start.Unix())
+	e.Uint32(0)
+	return nfs4.OK
+}
+
+// exchangeID finds or makes the client record for owner (RFC 8881 section
+// 18.35.5, simplified): same owner and verifier is the same client; a new
+// verifier means the client rebooted and gets a new record, and the old
+// one's state goes when the new one is confirmed.
+func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update bool) (*client, uint32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.owners[owner]
+	if old != nil && old.verifier == verf {
+		old.renew()
+		return old, nfs4.OK
+	}
+	if update {
+		if old == nil {
+			return nil, nfs4.ErrNoent
+		}
+		return nil, nfs4.ErrNotSame
+	}
+	if old != nil && !old.confirmed {
+		t.removeClientLocked(old)
+	}
+	c := &client{
+		id: t.newClientID(), owner: owner, verifier: verf, principal: uid, csSeq: 1,
+		sessions: make(map[[nfs4.SessionIDSize]byte]*session),
+		opens:    make(map[openKey]*openState),
+	}
+	c.renew()
+	t.clients[c.id] = c
+	t.owners[owner] = c
+	return c, nfs4.OK
+}
+
+func (c *client) renew() { c.renewed.Store(time.Now().UnixNano()) }
+
+func decodeChannelAttrs(d *xdr.Decoder) channelAttrs {
+	var a channelAttrs
+	a.headerPad = d.Uint32()
+	a.maxReq = d.Uint32()
+	a.maxResp = d.Uint32()
+	a.maxRespCached = d.Uint32()
+	a.maxOps = d.Uint32()
+	a.maxReqs = d.Uint32()
+	n := d.ArrayLen(1, 4)
+	for i := 0; i < n; i++ {
+		d.Uint32()
+	}
+	return a
+}
+
+func (a channelAttrs) encode(e *xdr.Encoder) {
+	e.Uint32(a.headerPad)
+	e.Uint32(a.maxReq)
+	e.Uint32(a.maxResp)
+	e.Uint32(a.maxRespCached)
+	e.Uint32(a.maxOps)
+	e.Uint32(a.maxReqs)
+	e.Uint32(0)
+}
+
+func skipCallbackSec(d *xdr.Decoder) {
+	n := d.ArrayLen(16, 4)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		switch d.Uint32() {
+		case nfs4.AuthNone:
+		case nfs4.AuthSys:
+			d.Uint32()
+			d.Opaque(255)
+			d.Uint32()
+			d.Uint32()
+			m := d.ArrayLen(maxAuxGIDs, 4)
+			d.Skip(4 * m)
+		case 6: // RPCSEC_GSS
+			d.Uint32()
+			d.Opaque(nfs4.OpaqueLimit)
+			d.Opaque(nfs4.OpaqueLimit)
+		default:
+			d.Fail(xdr.ErrTooLong)
+		}
+	}
+}
+
+// minU32 returns the smaller of a and b, treating 0 from the client as "no
+// preference".
+func minU32(a, b uint32) uint32 {
+	if a == 0 || b < a {
+		return b
+	}
+	return a
+}
+
+func min32(a, b uint32) uint32 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func opCreateSession(c *compound) uint32 {
+	d := c.d
+	clientID := d.Uint64()
+	seq := d.Uint32()
+	flags := d.Uint32()
+	fore := decodeChannelAttrs(d)
+	back := decodeChannelAttrs(d)
+	d.Uint32() // callback program: no back channel is offered
+	skipCallbackSec(d)
+	if d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	s := c.s
+	max := uint32(s.MaxRecord())
+	fore.headerPad = 0
+	fore.maxReq = min32(fore.maxReq, max)
+	fore.maxResp = min32(fore.maxResp, max)
+	fore.maxRespCached = min32(fore.maxRespCached, 64<<10)
+	fore.maxOps = min32(fore.maxOps, 64)
+	fore.maxReqs = min32(minU32(fore.maxReqs, uint32(s.cfg.Slots)), uint32(s.cfg.Slots))
+	if fore.maxReqs == 0 || fore.maxOps < 2 || fore.maxReq < 512 || fore.maxResp < 512 {
+		return nfs4.ErrToosmall
+	}
+	back.headerPad = 0
+	back.maxReqs = min32(back.maxReqs, 1)
+	flags &^= nfs4.CreateSessionPersist | nfs4.CreateSessionConnBackChan | nfs4.CreateSessionConnRDMA
+	return s.state.createSession(c, clientID, seq, flags, fore, back)
+}
+
+func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint32, fore, back channelAttrs) uint32 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cl := t.clients[clientID]
+	if cl == nil {
+		return nfs4.ErrStaleClientid
+	}
+	switch {
+	case seq == cl.csSeq-1 && cl.csReply != nil:
+		c.e.Fixed(cl.csReply)
+		return nfs4.OK
+	case seq != cl.csSeq:
+		return nfs4.ErrSeqMisordered
+	}
+	cl.csSeq++
+	if !cl.confirmed {
+		cl.confirmed = true
+		// A rebooted client's earlier record goes now.
+		for _, o := range t.clients {
+			if o != cl && o.owner == cl.owner {
+				t.removeClientLocked(o)
+			}
+		}
+		t.owners[cl.owner] = cl
+	}
+	cl.renew()
+	sess := &session{client: cl, fore: fore, slots: make([]slot, fore.maxReqs)}
+	sess.id = t.newSessionID(clientID)
+	t.sessions[sess.id] = sess
+	cl.sessions[sess.id] = sess
+	start := c.e.Pos()
+	c.e.Fixed(sess.id[:])
+	c.e.Uint32(seq)
+	c.e.Uint32(flags)
+	fore.encode(c.e)
+	back.encode(c.e)
+	cl.csReply = append(cl.csReply[:0], c.e.Header()[start:]...)
+	return nfs4.OK
+}
+
+func (t *stateTable) newSessionID(clientID uint64) [nfs4.SessionIDSize]byte {
+	var id [nfs4.SessionIDSize]byte
+	o := t.newOther()
+	copy(id[:4], o[:4]) // boot epoch
+	putU64(id[4:], clientID)
+	copy(id[12:], o[8:])
+	return id
+}
+
+func opSequence(c *compound) uint32 {
+	d := c.d
+	sid := d.Fixed(nfs4.SessionIDSize)
+	seq := d.Uint32()
+	slotID := d.Uint32()
+	highest := d.Uint32()
+	d.Bool() // cachethis: every reply is cached (or re-executable)
+	if d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	sess := c.s.state.session(sid)
+	if sess == nil {
+		return nfs4.ErrBadsession
+	}
+	if uint32(c.nops) > sess.fore.maxOps {
+		return nfs4.ErrTooManyOps
+	}
+	nslots := uint32(len(sess.slots))
+	if slotID >= nslots {
+		return nfs4.ErrBadslot
+	}
+	if highest >= nslots || highest < slotID {
+		return nfs4.ErrBadHighSlot
+	}
+	if !c.replay {
+		if st := c.takeSlot(sess, slotID, seq); st != nfs4.OK {
+			return st
+		}
+		if c.rep.replayBody != nil || c.rep.replayReq != nil {
+			return nfs4.OK
+		}
+	}
+	c.sess = sess
+	sess.client.renew()
+	c.maxResp = int(sess.fore.maxResp)
+	e := c.e
+	e.Fixed(sess.id[:])
+	e.Uint32(seq)
+	e.Uint32(slotID)
+	e.Uint32(nslots - 1)
+	e.Uint32(nslots - 1)
+	e.Uint32(0) // status flags: no callback path is expected
+	return nfs4.OK
+}
+
+// takeSlot applies the slot rules of RFC 8881 section 2.10.6.1.
+func (c *compound) takeSlot(sess *session, slotID, seq uint32) uint32 {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sl := &sess.slots[slotID]
+	switch seq {
+	case sl.seq + 1:
+		sl.seq = seq
+		sl.inUse = true
+		sl.reply, sl.request = sl.reply[:0], nil
+		c.rep.slot, c.rep.sess, c.rep.slotSeq = sl, sess, seq
+		return nfs4.OK
+	case sl.seq:
+		if sl.inUse {
+			return nfs4.ErrDelay
+		}
+		if sl.request != nil {
+			c.rep.replayReq = sl.request
+			return nfs4.OK
+		}
+		if len(sl.reply) == 0 {
+			return nfs4.ErrRetryUncachedRep
+		}
+		c.rep.replayBody = append([]byte(nil), sl.reply...)
+		return nfs4.OK
+	}
+	return nfs4.ErrSeqMisordered
+}
+
+func opDestroySession(c *compound) uint32 {
+	sid := c.d.Fixed(nfs4.SessionIDSize)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	t := c.s.state
+	var k [nfs4.SessionIDSize]byte
+	copy(k[:], sid)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sess := t.sessions[k]
+	if sess == nil {
+		return nfs4.ErrBadsession
+	}
+	delete(t.sessions, k)
+	delete(sess.client.sessions, k)
+	if c.sess == sess {
+		// The reply still goes out; the slot is simply not cached.
+		c.rep.slot = nil
+	}
+	return nfs4.OK
+}
+
+func opDestroyClientid(c *compound) uint32 {
+	id := c.d.Uint64()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cl := t.clients[id]
+	if cl == nil {
+		return nfs4.ErrStaleClientid
+	}
+	if len(cl.sessions) > 0 {
+		return nfs4.ErrClientidBusy
+	}
+	t.removeClientLocked(cl)
+	return nfs4.OK
+}
+
+func opBindConnToSession(c *compound) uint32 {
+	sid := c.d.Fixed(nfs4.SessionIDSize)
+	dir := c.d.Uint32()
+	c.d.Bool()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	sess := c.s.state.session(sid)
+	if sess == nil {
+		return nfs4.ErrBadsession
+	}
+	if dir != nfs4.CDRFore && dir != nfs4.CDRBack && dir != nfs4.CDRForeOrBoth && dir != nfs4.CDRBackOrBoth {
+		return nfs4.ErrInval
+	}
+	if dir == nfs4.CDRBack {
+		// There is no back channel to bind.
+		return nfs4.ErrInval
+	}
+	c.e.Fixed(sess.id[:])
+	c.e.Uint32(nfs4.CDRFore)
+	c.e.Bool(false)
+	return nfs4.OK
+}
+
+func opReclaimComplete(c *compound) uint32 {
+	oneFS := c.d.Bool()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if oneFS {
+		return nfs4.OK
+	}
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cl := c.sess.client
+	if cl.reclaimDone {
+		return nfs4.ErrCompleteAlready
+	}
+	cl.reclaimDone = true
+	return nfs4.OK
+}

@@ -1,0 +1,118 @@
+package nfs
+
+import (
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// Read is a file read the protocol layer asks the engine to perform before a
+// reply is sent: "read Len bytes at Off from FD into the reply here". The
+// engine supplies the buffer (aligned, pooled, outside the Go heap if it
+// likes), performs the read by whatever means it has, and calls
+// Reply.CompleteRead. nfs never reads file data itself.
+type Read struct {
+	FD  int
+	Off int64
+	Len int
+	// Direct is an O_DIRECT descriptor for the same file, or -1. The engine's
+	// I/O planner decides whether to use it.
+	Direct int
+	// Align is the O_DIRECT alignment for Direct (0 when unknown).
+	Align int
+
+	first, last int   // the reply's segs this read fills
+	size        int64 // file size when the reply was encoded
+}
+
+// readSeg is one borrowed piece of a reply filled from part of a Read's
+// buffer: the data of a READ, or one DATA segment of a READ_PLUS.
+type readSeg struct {
+	piece    int // encoder piece
+	countPos int // position of the length field before the data
+	eofPos   int // position of the eof bool
+	off, n   int // where in the read's buffer, and how much
+}
+
+// Reply is one RPC reply under construction. The engine gets one from
+// NewReply, passes it to Handler.Handle, performs Reads, calls
+// Handler.Complete, sends Iovecs, and then releases its buffers.
+type Reply struct {
+	Enc   *xdr.Encoder
+	Reads []Read
+	segs  []readSeg
+
+	// Close asks the engine to close the connection after sending (for
+	// example after an unrecoverable framing error).
+	Close bool
+	// Drop means there is nothing to send.
+	Drop bool
+
+	markPos int // record marker
+	bodyPos int // start of the COMPOUND result, for the reply cache
+	slot    *slot
+	sess    *session
+	slotSeq uint32
+	request []byte // copy of the request, kept only for caching by re-execution
+	// replayBody or replayReq is set by SEQUENCE on a retransmit.
+	replayBody []byte
+	replayReq  []byte
+	xid        uint32
+	readErrs   int
+}
+
+// NewReply returns an empty reply.
+func NewReply() *Reply {
+	return &Reply{Enc: xdr.NewEncoder(1024)}
+}
+
+// Reset empties the reply for reuse.
+func (r *Reply) Reset() {
+	r.Enc.Reset()
+	r.Reads = r.Reads[:0]
+	r.segs = r.segs[:0]
+	r.Close, r.Drop = false, false
+	r.markPos, r.bodyPos = 0, 0
+	r.replayBody, r.replayReq = nil, nil
+	r.slot, r.sess, r.slotSeq, r.request, r.xid, r.readErrs = nil, nil, 0, nil, 0, 0
+}
+
+// CompleteRead hands the engine's data for Reads[i] to the reply. data may be
+// shorter than asked (end of file moved, or an error after some bytes):
+// lengths and eof are patched to match, so the client never sees wrong
+// bytes, at worst a short read.
+func (r *Reply) CompleteRead(i int, data []byte) {
+	rd := &r.Reads[i]
+	for k := rd.first; k < rd.last; k++ {
+		sg := &r.segs[k]
+		avail := min(max(len(data)-sg.off, 0), sg.n)
+		if avail == 0 {
+			r.Enc.SetBorrowed(sg.piece, nil)
+		} else {
+			r.Enc.SetBorrowed(sg.piece, data[sg.off:sg.off+avail])
+		}
+		if avail < sg.n {
+			r.Enc.Patch(sg.countPos, uint32(avail))
+			r.Enc.Patch(sg.eofPos, 1)
+		}
+	}
+}
+
+// Iovecs returns the reply, record marker included, as buffers to send in
+// order.
+func (r *Reply) Iovecs() [][]byte {
+	r.Enc.Patch(r.markPos, xdr.RecordMark(r.Enc.Len()-4))
+	return r.Enc.Iovecs()
+}
+
+// addRead plans a read of n bytes at off; addSeg then places parts of it
+// in the reply.
+func (r *Reply) addRead(fd, direct, align int, off int64, n int, size int64) {
+	r.Reads = append(r.Reads, Read{FD: fd, Direct: direct, Align: align, Off: off, Len: n,
+		first: len(r.segs), last: len(r.segs), size: size})
+}
+
+// addSeg borrows a piece for n bytes at offset off of the last planned read.
+func (r *Reply) addSeg(countPos, eofPos, off, n int) {
+	p := r.Enc.Borrow(nil)
+	r.segs = append(r.segs, readSeg{piece: p, countPos: countPos, eofPos: eofPos, off: off, n: n})
+	r.Reads[len(r.Reads)-1].last = len(r.segs)
+}
