@@ -40,8 +40,9 @@ e2e_need_pkgs() {
 e2e_host_deps() {
 	# qemu-system-x86: the VM; busybox-static: the guest userland;
 	# netcat-openbsd: guestfwd's per-connection relay to 127.0.0.1;
-	# cpio: initramfs; kmod: depmod; xz-utils: module decompression.
-	e2e_need_pkgs qemu-system-x86 busybox-static netcat-openbsd cpio kmod xz-utils
+	# cpio: initramfs; kmod: depmod; xz-utils: module decompression;
+	# tcpdump: a pcap of the NFS traffic for post-mortems.
+	e2e_need_pkgs qemu-system-x86 busybox-static netcat-openbsd cpio kmod xz-utils tcpdump
 }
 
 # e2e_kernel: make sure the kernel is unpacked under the cache; sets

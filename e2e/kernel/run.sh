@@ -89,12 +89,34 @@ printf '[e2e] qemu command line:\n ' >&2
 printf ' %q' timeout -k 10 "$TIMEOUT" "${QEMU[@]}" >&2
 printf '\n' >&2
 
+# A snaplen-limited capture of the NFS traffic on lo (headers and ops, not
+# file data), handy for post-mortems: open it with wireshark / tshark.
+PCAP=$WORK/nfs.pcap
+TPID=
+rm -f "$PCAP"
+if [[ -z $PROBE && ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null; then
+	tcpdump -i lo -n -s 512 -U -w "$PCAP" "tcp port $PORT" >"$WORK/tcpdump.log" 2>&1 &
+	TPID=$!
+	for _ in $(seq 1 30); do
+		grep -q listening "$WORK/tcpdump.log" 2>/dev/null && break
+		sleep 0.1
+	done
+fi
+stop_pcap() {
+	[[ -n $TPID ]] || return 0
+	kill -INT "$TPID" 2>/dev/null || true
+	wait "$TPID" 2>/dev/null || true
+	TPID=
+}
+trap stop_pcap EXIT
+
 start=$SECONDS
 set +e
 timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null 2>&1 | tee "$CONSOLE"
 qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))
+stop_pcap
 e2e_log "qemu exited rc=$qrc after ${elapsed}s; console: $CONSOLE; results: $RESULTS"
 
 fails=()
@@ -171,6 +193,7 @@ if ((${#fails[@]})); then
 		printf '  - %s\n' "${fails[@]}"
 		echo "  console log: $CONSOLE"
 		echo "  results:     $RESULTS"
+		[[ -s $PCAP ]] && echo "  packets:     $PCAP (snaplen 512)"
 		echo "============================================================"
 	} >&2
 	exit 1
