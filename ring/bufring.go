@@ -80,13 +80,16 @@ func (br *BufRing) Bgid() uint16 { return br.bgid }
 func (br *BufRing) Entries() int { return len(br.bufs) }
 
 // Free unregisters the group and unmaps the ring (not the buffers in it).
-// No request may be using the group.
+// No request may be using the group. After the Ring is closed it only unmaps.
 func (br *BufRing) Free() error {
 	if br.mem == nil {
 		return nil
 	}
-	reg := bufReg{Bgid: br.bgid}
-	_, err := sysRegister(br.r.fd, unregPbufRing, unsafe.Pointer(&reg), 1)
+	var err error
+	if br.r.fd >= 0 {
+		reg := bufReg{Bgid: br.bgid}
+		_, err = sysRegister(br.r.fd, unregPbufRing, unsafe.Pointer(&reg), 1)
+	}
 	unix.Munmap(br.mem)
 	br.mem, br.bufs, br.tailWord = nil, nil, nil
 	return wrap("unregister buffer ring", err)

@@ -19,8 +19,8 @@ type Options struct {
 	// kernel default of twice the SQ size.
 	CQEntries uint32
 	// Flags are extra Setup* flags, e.g. SetupSingleIssuer|SetupDeferTaskrun.
-	// SetupCQSize is added by CQEntries; SetupSQE128, SetupCQE32, SetupNoMmap,
-	// SetupNoSQArray and SetupRegisteredFD are not supported by this package.
+	// SetupCQSize is added by CQEntries. The flags in layoutFlags change the
+	// ring layout this package assumes and are refused with EINVAL.
 	Flags uint32
 	// SQThreadIdle is the SQPOLL thread's idle time in milliseconds.
 	SQThreadIdle uint32
@@ -69,9 +69,15 @@ type compQueue struct {
 	cqes      []CQE
 }
 
+// layoutFlags change the SQE/CQE size or how the rings are mapped.
+const layoutFlags = SetupSQE128 | SetupCQE32 | SetupNoMmap | SetupNoSQArray | SetupRegisteredFD
+
 // New sets up a ring with exactly the options given. A flag the kernel does
 // not know fails with EINVAL; see NewBest for falling back.
 func New(o Options) (*Ring, error) {
+	if o.Flags&layoutFlags != 0 {
+		return nil, fmt.Errorf("ring: setup flags %#x not supported: %w", o.Flags&layoutFlags, unix.EINVAL)
+	}
 	p := Params{Flags: o.Flags, SQThreadIdle: o.SQThreadIdle, SQThreadCPU: o.SQThreadCPU}
 	if o.CQEntries != 0 {
 		p.Flags |= SetupCQSize

@@ -249,3 +249,22 @@ func TestSQPoll(t *testing.T) {
 		time.Sleep(time.Duration(i) * 15 * time.Millisecond) // let the thread idle
 	}
 }
+
+func TestLayoutFlagsRefused(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	_, err := New(Options{Entries: 4, Flags: SetupNoSQArray})
+	if !errors.Is(err, unix.EINVAL) {
+		t.Fatalf("err = %v, want EINVAL", err)
+	}
+	r, err := NewBest(Options{Entries: 4, Flags: SetupNoSQArray | SetupSubmitAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Flags() != SetupSubmitAll {
+		t.Fatalf("flags %#x", r.Flags())
+	}
+	mustRes(t, do(t, r, func(s *SQE) { s.PrepNop() }), 0)
+}
