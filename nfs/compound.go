@@ -77,7 +77,9 @@ func (s *Server) compound(conn *Conn, cl *call, d *xdr.Decoder, rec []byte, rep 
 		// A retransmit of a reply that carried file data: run the
 		// request again (reads are idempotent) without touching the slot.
 		e.Truncate(rep.bodyPos)
-		rd := xdr.NewDecoder(rep.replayReq)
+		req := rep.replayReq
+		rep.replayReq = nil
+		rd := xdr.NewDecoder(req)
 		if old, ok := decodeCall(rd); ok {
 			s.compoundBody(conn, old.cred, rd, rep, true)
 		}

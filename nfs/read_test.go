@@ -1,0 +1,242 @@
+package nfs
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// sparse writes a file of size bytes with data at the given [off, end)
+// ranges, filled with a byte derived from the offset.
+func (h *harness) sparse(name string, size int64, data [][2]int64) []byte {
+	h.t.Helper()
+	f, err := os.Create(filepath.Join(h.dir, name))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer f.Close()
+	want := make([]byte, size)
+	for _, r := range data {
+		b := make([]byte, r[1]-r[0])
+		for i := range b {
+			b[i] = byte((r[0]+int64(i))/512) | 1
+		}
+		copy(want[r[0]:], b)
+		if _, err := f.WriteAt(b, r[0]); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	if err := f.Truncate(size); err != nil {
+		h.t.Fatal(err)
+	}
+	return want
+}
+
+type seg struct {
+	hole bool
+	off  uint64
+	n    uint64
+}
+
+// readPlus sends READ_PLUS and returns eof, the segments, and the bytes
+// they describe laid out from off (holes as zeros).
+func (h *harness) readPlus(fh []byte, off uint64, count uint32) (bool, []seg, []byte) {
+	h.t.Helper()
+	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
+		h.sequence(e)
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(fh)
+		e.Uint32(nfs4.OpReadPlus)
+		nfs4.AnonStateid.Encode(e)
+		e.Uint64(off)
+		e.Uint32(count)
+	})
+	if st != nfs4.OK {
+		h.t.Fatalf("READ_PLUS: %d", st)
+	}
+	skipSequence(h.t, d)
+	opResult(h.t, d, nfs4.OpPutfh, nfs4.OK)
+	opResult(h.t, d, nfs4.OpReadPlus, nfs4.OK)
+	eof := d.Bool()
+	n := int(d.Uint32())
+	var segs []seg
+	var out []byte
+	for i := 0; i < n; i++ {
+		switch d.Uint32() {
+		case nfs4.ContentData:
+			o := d.Uint64()
+			b := d.Opaque(1 << 21)
+			segs = append(segs, seg{false, o, uint64(len(b))})
+			out = append(out, b...)
+		case nfs4.ContentHole:
+			o, l := d.Uint64(), d.Uint64()
+			segs = append(segs, seg{true, o, l})
+			out = append(out, make([]byte, l)...)
+		default:
+			h.t.Fatal("bad content type")
+		}
+	}
+	if d.Err() != nil || d.Remaining() != 0 {
+		h.t.Fatalf("decode: %v, %d left", d.Err(), d.Remaining())
+	}
+	return eof, segs, out
+}
+
+func TestReadPlusSegments(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	const K = 1024
+	want := h.sparse("f", 1024*K, [][2]int64{{0, 64 * K}, {512 * K, 576 * K}})
+	fh := h.lookupFH("f")
+
+	eof, segs, got := h.readPlus(fh, 0, 1024*K)
+	wantSegs := []seg{{false, 0, 64 * K}, {true, 64 * K, 448 * K}, {false, 512 * K, 64 * K}, {true, 576 * K, 448 * K}}
+	if !eof || !equalSegs(segs, wantSegs) || !bytes.Equal(got, want) {
+		t.Fatalf("eof %v segs %v", eof, segs)
+	}
+	// Starting inside a hole, ending inside data, at odd offsets.
+	eof, segs, got = h.readPlus(fh, 100*K+3, 450*K)
+	if eof || segs[0] != (seg{true, 100*K + 3, 412*K - 3}) || !bytes.Equal(got, want[100*K+3:550*K+3]) {
+		t.Fatalf("eof %v segs %v", eof, segs)
+	}
+	// Starting inside data.
+	_, segs, got = h.readPlus(fh, 1000, 100*K)
+	if segs[0].hole || !bytes.Equal(got, want[1000:1000+100*K]) {
+		t.Fatalf("segs %v", segs)
+	}
+	// Past EOF.
+	eof, segs, _ = h.readPlus(fh, 2048*K, 10)
+	if !eof || len(segs) != 0 {
+		t.Fatalf("past eof: %v %v", eof, segs)
+	}
+}
+
+func TestReadPlusSmallHolesBecomeData(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	const K = 1024
+	var data [][2]int64
+	for off := int64(0); off < 256*K; off += 8 * K {
+		data = append(data, [2]int64{off, off + 4*K})
+	}
+	want := h.sparse("f", 256*K, data)
+	fh := h.lookupFH("f")
+	_, segs, got := h.readPlus(fh, 0, 256*K)
+	if !bytes.Equal(got, want) {
+		t.Fatal("data differs")
+	}
+	// 4 KiB holes are under minHole: one DATA segment, then the final
+	// trailing hole (the file ends in one).
+	if len(segs) > 2 || segs[0].hole {
+		t.Fatalf("segs %v", segs)
+	}
+}
+
+func TestReadPlusAllHole(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	h.sparse("h", 3<<20, nil)
+	fh := h.lookupFH("h")
+	eof, segs, got := h.readPlus(fh, 0, 1<<20)
+	if eof || len(segs) != 1 || !segs[0].hole || len(got) != 1<<20 {
+		t.Fatalf("eof %v segs %v", eof, segs)
+	}
+}
+
+func TestMergeSegments(t *testing.T) {
+	d := func(o, e int64) extent { return extent{o, e, false} }
+	hole := func(o, e int64) extent { return extent{o, e, true} }
+	cases := []struct {
+		in, want []extent
+	}{
+		{[]extent{d(0, 10)}, []extent{d(0, 10)}},
+		{[]extent{d(0, 4096), hole(4096, 8192), d(8192, 9000)}, []extent{d(0, 9000)}},
+		{[]extent{hole(0, 4096), d(4096, 8192)}, []extent{hole(0, 4096), d(4096, 8192)}},
+		{[]extent{d(0, 10), hole(10, 1<<20), d(1<<20, 2<<20)}, []extent{d(0, 10), hole(10, 1<<20), d(1<<20, 2<<20)}},
+	}
+	for _, tc := range cases {
+		got := mergeSegments(append([]extent(nil), tc.in...))
+		if len(got) != len(tc.want) {
+			t.Fatalf("%v -> %v, want %v", tc.in, got, tc.want)
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Fatalf("%v -> %v, want %v", tc.in, got, tc.want)
+			}
+		}
+	}
+	// Past maxSegments the rest is data.
+	var many []extent
+	for i := int64(0); i < 1000; i++ {
+		many = append(many, d(i*2<<20, i*2<<20+1<<20), hole(i*2<<20+1<<20, (i+1)*2<<20))
+	}
+	if got := mergeSegments(many); len(got) > maxSegments {
+		t.Fatalf("%d segments", len(got))
+	}
+}
+
+// When lseek misbehaves, READ_PLUS still returns the right bytes, as data.
+func TestReadPlusSeekFailureFallsBackToData(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	want := h.sparse("f", 1<<20, [][2]int64{{512 << 10, 600 << 10}})
+	fh := h.lookupFH("f")
+	seeker = func(fd int, off int64, whence int) (int64, error) { return 0, unix.EIO }
+	defer func() { seeker = unix.Seek }()
+	_, segs, got := h.readPlus(fh, 0, 1<<20)
+	if len(segs) != 1 || segs[0].hole || !bytes.Equal(got, want) {
+		t.Fatalf("segs %v", segs)
+	}
+}
+
+func TestSeek(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	h.sparse("f", 1<<20, [][2]int64{{256 << 10, 260 << 10}})
+	fh := h.lookupFH("f")
+	seek := func(off uint64, what uint32) (uint32, bool, uint64) {
+		d, st, _ := h.compound(3, func(e *xdr.Encoder) {
+			h.sequence(e)
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(fh)
+			e.Uint32(nfs4.OpSeek)
+			nfs4.AnonStateid.Encode(e)
+			e.Uint64(off)
+			e.Uint32(what)
+		})
+		if st != nfs4.OK {
+			return st, false, 0
+		}
+		skipSequence(t, d)
+		opResult(t, d, nfs4.OpPutfh, nfs4.OK)
+		opResult(t, d, nfs4.OpSeek, nfs4.OK)
+		return st, d.Bool(), d.Uint64()
+	}
+	if st, eof, pos := seek(0, nfs4.ContentData); st != nfs4.OK || eof || pos != 256<<10 {
+		t.Fatalf("SEEK DATA: %d %v %d", st, eof, pos)
+	}
+	if st, eof, pos := seek(256<<10, nfs4.ContentHole); st != nfs4.OK || eof || pos != 260<<10 {
+		t.Fatalf("SEEK HOLE: %d %v %d", st, eof, pos)
+	}
+	if st, _, _ := seek(300<<10, nfs4.ContentData); st != nfs4.ErrNxio {
+		t.Fatalf("SEEK DATA past last data: %d", st)
+	}
+}
+
+func equalSegs(a, b []seg) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
