@@ -1,10 +1,34 @@
 GO ?= go
 ENGINE ?= portable
 
-.PHONY: build test e2e e2e-probe
+.PHONY: build run test e2e e2e-probe bench fuzz lint
 
 build:
 	$(GO) build ./...
+	$(GO) build -o bin/nfsd-uring ./cmd/nfsd-uring
+
+# run: serve ./data (created with a sample tree, a sparse file included) on
+# 127.0.0.1:2049 as root, 127.0.0.1:12049 otherwise.
+run:
+	$(GO) run ./cmd/nfsd-uring
+
+# fuzz: every fuzz target, briefly (FUZZTIME each).
+FUZZTIME ?= 15s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test -run XXX -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+# bench: micro-benchmarks of the hot paths.
+bench:
+	$(GO) test -run XXX -bench . -benchmem ./xdr ./nfs ./ring
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
 
 test:
 	$(GO) vet ./... && $(GO) test -race ./...

@@ -5,8 +5,11 @@
 package engine
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
 // Engine serves the NFS protocol on listeners.
@@ -42,4 +45,29 @@ func (o *Options) defaults() {
 	if o.Cores <= 0 {
 		o.Cores = 1
 	}
+}
+
+// Names lists the engines New accepts besides "auto".
+var Names = []string{"uring", "portable"}
+
+// New returns the engine called name: "uring", "portable", or "auto" (the
+// io_uring engine where the kernel allows it, else the portable engine with
+// one clear log line saying why).
+func New(name string, h nfs.Handler, opts Options) (Engine, error) {
+	opts.defaults()
+	switch name {
+	case "portable":
+		return NewPortable(h, opts), nil
+	case "uring", "auto":
+		eng, err := NewUring(h, opts)
+		if err == nil {
+			return eng, nil
+		}
+		if name == "uring" {
+			return nil, fmt.Errorf("io_uring engine unavailable: %w", err)
+		}
+		opts.Logger.Warn("io_uring engine unavailable, using the portable engine (pread/writev, goroutine per connection)", "reason", err.Error())
+		return NewPortable(h, opts), nil
+	}
+	return nil, fmt.Errorf("unknown engine %q: want auto, uring or portable", name)
 }

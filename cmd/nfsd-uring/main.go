@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -82,7 +81,7 @@ func run() error {
 		return err
 	}
 	defer srv.Close()
-	eng, err := pickEngine(*engineName, srv, engine.Options{Logger: log, Cores: *cores})
+	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores})
 	if err != nil {
 		return err
 	}
@@ -140,25 +139,4 @@ func profileMode(name string) func(*profile.Profile) {
 		return profile.TraceProfile
 	}
 	return nil
-}
-
-// pickEngine chooses the I/O engine. The io_uring engine is selected when
-// it is available; auto falls back to the portable engine with one clear
-// log line.
-func pickEngine(name string, srv *nfs.Server, opts engine.Options) (engine.Engine, error) {
-	switch name {
-	case "portable":
-		return engine.NewPortable(srv, opts), nil
-	case "uring", "auto":
-		eng, err := engine.NewUring(srv, opts)
-		if err == nil {
-			return eng, nil
-		}
-		if name == "uring" {
-			return nil, fmt.Errorf("io_uring engine unavailable: %w", err)
-		}
-		opts.Logger.Warn("io_uring engine unavailable, using the portable engine (pread/writev, goroutine per connection)", "reason", err.Error())
-		return engine.NewPortable(srv, opts), nil
-	}
-	return nil, errors.New("--engine must be auto, uring or portable")
 }
