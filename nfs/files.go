@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -264,7 +265,7 @@ func (s *Server) findLost(e *export, h []byte, ino uint64) (string, error) {
 		if err != nil {
 			return nil
 		}
-		if st, ok := info.Sys().(*unix.Stat_t); ok && st.Ino == ino {
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Ino == ino {
 			found = p
 			return fs.SkipAll
 		}

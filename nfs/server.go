@@ -73,6 +73,7 @@ type Server struct {
 	state      *stateTable
 	files      *fileTable
 	pseudoRoot *node
+	stop       chan struct{}
 }
 
 // NewServer checks the exports and returns a server.
@@ -118,6 +119,8 @@ func NewServer(cfg Config) (*Server, error) {
 	s.state = newStateTable(s)
 	s.files = newFileTable()
 	s.pseudoRoot = &node{rel: "/", ino: pseudoRootIno, handle: pseudoHandle, fd: -1, direct: -1}
+	s.stop = make(chan struct{})
+	go s.reapLeases()
 	return s, nil
 }
 
@@ -127,6 +130,7 @@ func (s *Server) MaxRecord() int { return s.cfg.MaxIO + 64<<10 }
 
 // Close releases cached file descriptors.
 func (s *Server) Close() {
+	close(s.stop)
 	s.files.closeAll()
 	for _, e := range s.exports {
 		unix.Close(e.rootFD)
@@ -158,7 +162,7 @@ type export struct {
 	id      int
 	name    string
 	root    string // absolute, symlinks resolved
-	rootFD  int    // O_PATH descriptor all opens are made beneath
+	rootFD  int    // descriptor all opens are made beneath; not O_PATH, since open_by_handle_at needs a real one
 	rootIno uint64
 	dev     uint64
 	mountID int
@@ -188,7 +192,7 @@ func newExport(id int, e Export) (*export, error) {
 	if id > 255 {
 		return nil, fmt.Errorf("nfs: at most 255 exports")
 	}
-	fd, err := unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("nfs: export %s: %w", e.Path, err)
 	}
@@ -243,5 +247,19 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 func (s *Server) Complete(rep *Reply) {
 	if rep.slot != nil {
 		s.state.finishSlot(rep)
+	}
+}
+
+// reapLeases drops the state of clients that stopped renewing their lease.
+func (s *Server) reapLeases() {
+	t := time.NewTicker(time.Duration(s.cfg.LeaseTime) * time.Second / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			s.state.expire(now)
+		}
 	}
 }
