@@ -248,14 +248,62 @@ func (s *Server) resolve(h []byte) (*node, uint32) {
 
 // findLost finds the path of a file whose handle the server has not seen
 // since it started: by the kernel handle when it may, else by walking the
-// export for the inode (slow, once per file after a restart).
+// export for the inode (slow, once per file after a restart, and only when
+// the kernel could not answer: a kernel that says "stale" is believed, so
+// forged handles cannot make the server walk the export over and over).
 func (s *Server) findLost(e *export, h []byte, ino uint64) (string, error) {
-	if rel, ok := e.byKernelHandle(h); ok {
-		return rel, nil
-	}
 	if ino == e.rootIno {
 		return ".", nil
 	}
+	rel, err := e.byKernelHandle(h)
+	switch {
+	case err == nil:
+		return rel, nil
+	case err != errNoKernelHandle:
+		return "", errStale
+	}
+	return e.walkFor(ino)
+}
+
+// errNoKernelHandle means the handle carries no kernel handle or the kernel
+// would not resolve it for us (no CAP_DAC_READ_SEARCH).
+var errNoKernelHandle = errors.New("no usable kernel handle")
+
+// byKernelHandle reopens a file with open_by_handle_at (needs
+// CAP_DAC_READ_SEARCH) and checks that it lies inside the export, so a
+// forged handle never reaches a file outside it.
+func (e *export) byKernelHandle(h []byte) (string, error) {
+	typ := int32(binary.BigEndian.Uint32(h[12:]))
+	if typ == 0 || len(h) <= fhHeader {
+		return "", errNoKernelHandle
+	}
+	fd, err := unix.OpenByHandleAt(e.rootFD, unix.NewFileHandle(typ, h[fhHeader:]), unix.O_PATH|unix.O_CLOEXEC)
+	if err == unix.EPERM || err == unix.EOPNOTSUPP {
+		return "", errNoKernelHandle
+	}
+	if err != nil {
+		return "", errStale
+	}
+	defer unix.Close(fd)
+	p, err := readlinkFD(fd)
+	if err != nil {
+		return "", errStale
+	}
+	if p == e.root {
+		return ".", nil
+	}
+	if !strings.HasPrefix(p, e.root+"/") {
+		return "", errStale
+	}
+	return p[len(e.root)+1:], nil
+}
+
+// walkFor searches the export for an inode.
+// One walk at a time per export: a client sending forged handles slows
+// only the lookups of lost handles, not the server.
+func (e *export) walkFor(ino uint64) (string, error) {
+	e.walkMu.Lock()
+	defer e.walkMu.Unlock()
 	var found string
 	err := filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -279,32 +327,6 @@ func (s *Server) findLost(e *export, h []byte, ino uint64) (string, error) {
 		return "", errStale
 	}
 	return rel, nil
-}
-
-// byKernelHandle reopens a file with open_by_handle_at (needs
-// CAP_DAC_READ_SEARCH) and checks that it lies inside the export, so a
-// forged handle never reaches a file outside it.
-func (e *export) byKernelHandle(h []byte) (string, bool) {
-	typ := int32(binary.BigEndian.Uint32(h[12:]))
-	if typ == 0 || len(h) <= fhHeader {
-		return "", false
-	}
-	fd, err := unix.OpenByHandleAt(e.rootFD, unix.NewFileHandle(typ, h[fhHeader:]), unix.O_PATH|unix.O_CLOEXEC)
-	if err != nil {
-		return "", false
-	}
-	defer unix.Close(fd)
-	p, err := readlinkFD(fd)
-	if err != nil {
-		return "", false
-	}
-	if p == e.root {
-		return ".", true
-	}
-	if !strings.HasPrefix(p, e.root+"/") {
-		return "", false
-	}
-	return p[len(e.root)+1:], true
 }
 
 func readlinkFD(fd int) (string, error) {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -167,6 +168,7 @@ type export struct {
 	dev     uint64
 	mountID int
 	fsid    uint64
+	walkMu  sync.Mutex
 }
 
 func newExport(id int, e Export) (*export, error) {
