@@ -45,6 +45,7 @@ done
 [[ $PORT =~ ^[0-9]+$ ]] || e2e_die "bad port '$PORT'"
 
 TIMEOUT=${E2E_TIMEOUT:-480}
+((TIMEOUT >= 60)) || e2e_die "E2E_TIMEOUT must be at least 60 seconds"
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -145,17 +146,21 @@ if [[ -n $PROBE ]]; then
 	fi
 fi
 
+npass=0 nfail=0
 for v in "${VERS[@]}"; do
 	[[ -z $PROBE ]] || break
+	nf0=${#fails[@]}
 	mline=$(grep "^MOUNT $v " "$RESULTS" || true)
 	case $mline in
 	"MOUNT $v ok"*) e2e_log "v$v: mounted (${mline#MOUNT $v ok })" ;;
 	"MOUNT $v fail"*)
 		fail "v$v: MOUNT FAILED: ${mline#MOUNT $v fail }"
+		nfail=$((nfail + 1))
 		continue
 		;;
 	*)
 		fail "v$v: no mount result"
+		nfail=$((nfail + 1))
 		continue
 		;;
 	esac
@@ -184,9 +189,11 @@ for v in "${VERS[@]}"; do
 			e2e_log "v4.2: READ_PLUS used ($rp ops, $rpe errors), no plain READ"
 		fi
 	fi
+	if ((${#fails[@]} == nf0)); then npass=$((npass + 1)); else nfail=$((nfail + 1)); fi
 done
 
 if ((${#fails[@]})); then
+	[[ -n $PROBE ]] || echo "e2e-kernel: $npass passed, $nfail failed"
 	{
 		echo
 		echo "================ e2e (kernel client) FAILED ================"
@@ -198,4 +205,5 @@ if ((${#fails[@]})); then
 	} >&2
 	exit 1
 fi
+[[ -n $PROBE ]] || echo "e2e-kernel: $npass passed, 0 failed"
 echo "================ e2e (kernel client) PASSED: ${MODE} ${VERS[*]} in ${elapsed}s ================"
