@@ -159,7 +159,7 @@ for v in "${VERS[@]}"; do
 		continue
 		;;
 	*)
-		fail "v$v: no mount result"
+		fail "v$v: no mount result (the mount hung or the guest stopped before it)"
 		nfail=$((nfail + 1))
 		continue
 		;;
@@ -206,4 +206,6 @@ if ((${#fails[@]})); then
 	exit 1
 fi
 [[ -n $PROBE ]] || echo "e2e-kernel: $npass passed, 0 failed"
-echo "================ e2e (kernel client) PASSED: ${MODE} ${VERS[*]} in ${elapsed}s ================"
+what="NFS ${VERS[*]}"
+[[ -z $PROBE ]] || what="probe (boot + guestfwd)"
+echo "================ e2e (kernel client) PASSED: $what in ${elapsed}s ================"
