@@ -22,7 +22,20 @@ var supportedAttrs = nfs4.BitmapOf(
 	nfs4.AttrSpaceAvail, nfs4.AttrSpaceFree, nfs4.AttrSpaceTotal, nfs4.AttrSpaceUsed,
 	nfs4.AttrTimeAccess, nfs4.AttrTimeDelta, nfs4.AttrTimeMetadata, nfs4.AttrTimeModify,
 	nfs4.AttrMountedOnFileid, nfs4.AttrSuppattrExclcreat,
+	nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet,
 )
+
+// writeOnlyAttrs can be set but not read.
+var writeOnlyAttrs = nfs4.BitmapOf(nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet)
+
+// readableAttrs are what GETATTR and READDIR report.
+var readableAttrs = func() nfs4.Bitmap {
+	b := supportedAttrs
+	for i := range b {
+		b[i] &^= writeOnlyAttrs[i]
+	}
+	return b
+}()
 
 // fsAttrs need a statfs of the export.
 var fsAttrs = nfs4.BitmapOf(nfs4.AttrFilesAvail, nfs4.AttrFilesFree, nfs4.AttrFilesTotal,
@@ -105,7 +118,7 @@ func encodeTime(e *xdr.Encoder, t unix.Timespec) {
 
 // encodeFattr writes fattr4 for the attributes in req that we support.
 func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
-	got := req.And(supportedAttrs)
+	got := req.And(readableAttrs)
 	if src.n.exp == nil {
 		got = got.And(pseudoOK)
 	}
@@ -138,7 +151,7 @@ func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
 
 // pseudoOK are the attributes the pseudo-root has.
 var pseudoOK = func() nfs4.Bitmap {
-	b := supportedAttrs
+	b := readableAttrs
 	for i := range fsAttrs {
 		b[i] &^= fsAttrs[i]
 	}
@@ -223,6 +236,6 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 	case nfs4.AttrTimeModify:
 		encodeTime(e, st.Mtim)
 	case nfs4.AttrSuppattrExclcreat:
-		nfs4.Bitmap{}.Encode(e)
+		exclcreatAttrs.Encode(e)
 	}
 }

@@ -1,6 +1,7 @@
 package nfs
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io/fs"
@@ -44,7 +45,9 @@ type node struct {
 
 	mu     sync.Mutex
 	fd     int // cached read descriptor, -1 until opened
-	direct int // cached O_DIRECT descriptor, -1 until opened or when refused
+	direct int // cached O_DIRECT descriptor, -1 until opened, -2 when refused
+	wfd    int // cached read-write descriptor, -1 until opened
+	dwfd   int // cached O_DIRECT write descriptor, -1 until opened, -2 when refused
 	extent extentCache
 	dir    *dirListing
 }
@@ -115,8 +118,47 @@ func (n *node) closeFDs() {
 	}
 	if n.direct >= 0 {
 		unix.Close(n.direct)
-		n.direct = -1
 	}
+	n.direct = -1
+	if n.wfd >= 0 {
+		unix.Close(n.wfd)
+		n.wfd = -1
+	}
+	if n.dwfd >= 0 {
+		unix.Close(n.dwfd)
+	}
+	n.dwfd = -1
+}
+
+// writeFD returns a cached read-write descriptor for a regular file. The
+// caller has checked permission; the first open happens as the caller.
+func (n *node) writeFD(cr Cred) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.wfd >= 0 {
+		return n.wfd, nil
+	}
+	var fd int
+	err := asCaller(cr, func() error {
+		var err error
+		fd, err = n.exp.open(n.rel, unix.O_RDWR|unix.O_NOFOLLOW)
+		return err
+	})
+	if err != nil {
+		return -1, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Ino != n.ino {
+		unix.Close(fd)
+		return -1, unix.ESTALE
+	}
+	n.wfd = fd
+	return fd, nil
+}
+
+// newNode returns a node for a file of export e, not yet in the table.
+func newNode(e *export, rel string, ino uint64) *node {
+	return &node{exp: e, rel: rel, ino: ino, fd: -1, direct: -1, wfd: -1, dwfd: -1}
 }
 
 func (n *node) path() string {
@@ -135,9 +177,14 @@ func openHow(flags int) *unix.OpenHow {
 }
 
 // open opens rel inside the export with flags.
-func (e *export) open(rel string, flags int) (int, error) {
+func (e *export) open(rel string, flags int) (int, error) { return e.openMode(rel, flags, 0) }
+
+// openMode is open with a creation mode.
+func (e *export) openMode(rel string, flags int, mode uint32) (int, error) {
+	how := openHow(flags)
+	how.Mode = uint64(mode)
 	for {
-		fd, err := unix.Openat2(e.rootFD, rel, openHow(flags))
+		fd, err := unix.Openat2(e.rootFD, rel, how)
 		if err == unix.EINTR {
 			continue
 		}
@@ -196,6 +243,25 @@ func (n *node) directFD() int {
 	return fd
 }
 
+// directWriteFD returns a cached O_DIRECT descriptor for writing, or -1.
+func (n *node) directWriteFD() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.dwfd != -1 {
+		if n.dwfd == -2 {
+			return -1
+		}
+		return n.dwfd
+	}
+	fd, err := n.exp.open(n.rel, unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_DIRECT)
+	if err != nil {
+		n.dwfd = -2
+		return -1
+	}
+	n.dwfd = fd
+	return fd
+}
+
 // makeHandle builds the handle for a file of export e.
 func makeHandle(e *export, rel string, ino uint64) []byte {
 	h := make([]byte, fhHeader, fhHeader+fhMaxKernel)
@@ -236,13 +302,19 @@ func (s *Server) resolve(h []byte) (*node, uint32) {
 	e := s.exports[id-1]
 	ino := binary.BigEndian.Uint64(h[4:])
 	if n := s.files.get(nodeKey{id, ino}); n != nil {
+		// Handles are unique: any other bytes naming this inode are not
+		// one we issued (or name an earlier file with a reused inode).
+		if !bytes.Equal(n.handle, h) {
+			return nil, nfs4.ErrStale
+		}
 		return n, nfs4.OK
 	}
 	rel, err := s.findLost(e, h, ino)
 	if err != nil {
 		return nil, nfs4.ErrStale
 	}
-	n := &node{exp: e, rel: rel, ino: ino, handle: append([]byte(nil), h...), fd: -1, direct: -1}
+	n := newNode(e, rel, ino)
+	n.handle = append([]byte(nil), h...)
 	return s.files.put(n), nfs4.OK
 }
 
@@ -363,7 +435,7 @@ func (s *Server) lookupChild(dir *node, name string, st *unix.Stat_t) (*node, er
 		n.mu.Unlock()
 		return n, nil
 	}
-	n := &node{exp: dir.exp, rel: rel, ino: st.Ino, fd: -1, direct: -1}
+	n := newNode(dir.exp, rel, st.Ino)
 	n.handle = makeHandle(dir.exp, rel, st.Ino)
 	return s.files.put(n), nil
 }

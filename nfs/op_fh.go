@@ -150,7 +150,7 @@ func opLookupp(c *compound) uint32 {
 	if err := n.exp.stat(rel, &st); err != nil {
 		return errno(err)
 	}
-	p := &node{exp: n.exp, rel: rel, ino: st.Ino, fd: -1, direct: -1}
+	p := newNode(n.exp, rel, st.Ino)
 	p.handle = makeHandle(n.exp, rel, st.Ino)
 	c.setFH(c.s.files.put(p))
 	return nfs4.OK
@@ -172,8 +172,8 @@ func opGetattr(c *compound) uint32 {
 	return nfs4.OK
 }
 
-// access computes which of want the caller may do, from the mode bits.
-// Writes are refused until the write path lands.
+// access computes which of want the caller may do, from the mode bits (the
+// kernel checks again when the operation runs as the caller).
 func access(st *unix.Stat_t, cr Cred, want uint32) uint32 {
 	var bits uint32 // rwx for this caller
 	switch {
@@ -199,6 +199,12 @@ func access(st *unix.Stat_t, cr Cred, want uint32) uint32 {
 			got |= nfs4.AccessLookup
 		} else {
 			got |= nfs4.AccessExecute
+		}
+	}
+	if bits&2 != 0 {
+		got |= nfs4.AccessModify | nfs4.AccessExtend
+		if isDir {
+			got |= nfs4.AccessDelete
 		}
 	}
 	return got & want

@@ -20,12 +20,15 @@ type openArgs struct {
 	clientID     uint64
 	owner        []byte
 	create       bool
+	createMode   uint32
+	verf         [8]byte
+	attrs        newAttrs
+	attrStatus   uint32
 	claim        uint32
 	name         []byte
 }
 
-// decodeOpen reads OPEN4args. Create attributes are skipped here; the write
-// path decides what to do with them.
+// decodeOpen reads OPEN4args.
 func decodeOpen(d *xdr.Decoder) openArgs {
 	var a openArgs
 	d.Uint32() // seqid: unused in 4.1
@@ -35,14 +38,15 @@ func decodeOpen(d *xdr.Decoder) openArgs {
 	a.owner = d.Opaque(nfs4.OpaqueLimit)
 	if d.Uint32() == nfs4.OpenCreate {
 		a.create = true
-		switch d.Uint32() {
+		a.createMode = d.Uint32()
+		switch a.createMode {
 		case nfs4.CreateUnchecked, nfs4.CreateGuarded:
-			skipFattr(d)
+			a.attrs, a.attrStatus = decodeNewAttrs(d)
 		case nfs4.CreateExclusive:
-			d.Fixed(8)
+			copy(a.verf[:], d.Fixed(8))
 		case nfs4.CreateExclusive41:
-			d.Fixed(8)
-			skipFattr(d)
+			copy(a.verf[:], d.Fixed(8))
+			a.attrs, a.attrStatus = decodeNewAttrs(d)
 		default:
 			d.Fail(xdr.ErrTooLong)
 		}
@@ -65,11 +69,6 @@ func decodeOpen(d *xdr.Decoder) openArgs {
 	return a
 }
 
-func skipFattr(d *xdr.Decoder) {
-	nfs4.DecodeBitmap(d)
-	d.Opaque(64 << 10)
-}
-
 func opOpen(c *compound) uint32 {
 	a := decodeOpen(c.d)
 	if c.d.Err() != nil {
@@ -82,48 +81,23 @@ func opOpen(c *compound) uint32 {
 	if access == 0 || access > nfs4.ShareAccessBoth || a.deny > nfs4.ShareDenyBoth {
 		return nfs4.ErrInval
 	}
-	if a.create || access&nfs4.ShareAccessWrite != 0 {
-		return nfs4.ErrRofs // the write path is not there yet
+	if a.create && a.attrStatus != nfs4.OK {
+		return a.attrStatus
 	}
-	var dirBefore, dirAfter uint64
+	res := openResult{}
+	target, s := c.openTarget(&a, &res)
+	if s != nfs4.OK {
+		return s
+	}
 	var st unix.Stat_t
-	target := c.cfh
-	switch a.claim {
-	case nfs4.ClaimNull:
-		if s := c.needDir(&st); s != nfs4.OK {
-			return s
-		}
-		if s := checkName(a.name); s != nfs4.OK {
-			return s
-		}
-		if c.cfh.exp == nil {
-			return nfs4.ErrIsdir
-		}
-		dirBefore = changeAttr(&st)
-		dirAfter = dirBefore
-		n, err := c.s.lookupChild(c.cfh, string(a.name), &st)
-		if err != nil {
-			return errno(err)
-		}
-		target = n
-	case nfs4.ClaimFH:
-		if s := c.s.statNode(target, &st); s != nfs4.OK {
-			return s
-		}
-	case nfs4.ClaimPrevious:
-		return nfs4.ErrNoGrace
-	default:
-		return nfs4.ErrNotsupp
+	if s := c.s.statNode(target, &st); s != nfs4.OK {
+		return s
 	}
 	if s := openableType(&st); s != nfs4.OK {
 		return s
 	}
-	if access&nfs4.ShareAccessRead != 0 && c.cred.UID != st.Uid &&
-		accessBits(&st, c.cred, nfs4.AccessRead) == 0 {
-		return nfs4.ErrAccess
-	}
-	if _, err := target.readFD(); err != nil {
-		return errno(err)
+	if s := c.openPermission(target, &st, access, res.created); s != nfs4.OK {
+		return s
 	}
 	sid, s := c.s.state.open(c.sess.client, a, target, access)
 	if s != nfs4.OK {
@@ -133,12 +107,84 @@ func opOpen(c *compound) uint32 {
 	c.setCur(sid)
 	e := c.e
 	sid.Encode(e)
-	e.Bool(true)
-	e.Uint64(dirBefore)
-	e.Uint64(dirAfter)
+	changeInfo{res.before, res.after}.encode(e)
 	e.Uint32(nfs4.OpenResultLocktype)
-	nfs4.Bitmap{}.Encode(e)
+	res.attrset.Encode(e)
 	e.Uint32(nfs4.DelegateNone)
+	return nfs4.OK
+}
+
+// openResult carries what OPEN reports besides the stateid.
+type openResult struct {
+	before, after uint64 // directory change attribute around a create
+	attrset       nfs4.Bitmap
+	created       bool
+}
+
+// openTarget finds (or creates) the file an OPEN names.
+func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
+	switch a.claim {
+	case nfs4.ClaimNull:
+	case nfs4.ClaimFH:
+		if a.create {
+			return nil, nfs4.ErrInval
+		}
+		return c.cfh, nfs4.OK
+	case nfs4.ClaimPrevious:
+		return nil, nfs4.ErrNoGrace
+	default:
+		return nil, nfs4.ErrNotsupp
+	}
+	var st unix.Stat_t
+	if s := c.needDir(&st); s != nfs4.OK {
+		return nil, s
+	}
+	if s := checkName(a.name); s != nfs4.OK {
+		return nil, s
+	}
+	if c.cfh.exp == nil {
+		if a.create {
+			return nil, nfs4.ErrRofs
+		}
+		return nil, nfs4.ErrIsdir
+	}
+	res.before = changeAttr(&st)
+	res.after = res.before
+	if !a.create {
+		n, err := c.s.lookupChild(c.cfh, string(a.name), &st)
+		if err != nil {
+			return nil, errno(err)
+		}
+		return n, nfs4.OK
+	}
+	n, s := c.createFile(a, res)
+	if s != nfs4.OK {
+		return nil, s
+	}
+	if c.s.statNode(c.cfh, &st) == nfs4.OK {
+		res.after = changeAttr(&st)
+	}
+	return n, nfs4.OK
+}
+
+// openPermission checks the caller may open the file as asked, and opens
+// the descriptors the open will use.
+func (c *compound) openPermission(n *node, st *unix.Stat_t, access uint32, created bool) uint32 {
+	if access&nfs4.ShareAccessRead != 0 && !created && c.cred.UID != st.Uid &&
+		accessBits(st, c.cred, nfs4.AccessRead) == 0 {
+		return nfs4.ErrAccess
+	}
+	if access&nfs4.ShareAccessWrite != 0 {
+		if !created && accessBits(st, c.cred, nfs4.AccessModify) == 0 {
+			return nfs4.ErrAccess
+		}
+		if _, err := n.writeFD(c.cred); err != nil {
+			return errno(err)
+		}
+	}
+	if _, err := n.readFD(); err != nil {
+		return errno(err)
+	}
 	return nfs4.OK
 }
 

@@ -48,6 +48,15 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	return fd, nfs4.OK
 }
 
+// directFor returns the O_DIRECT descriptor for a read of n bytes of the
+// current file, or -1 for reads too small to go direct.
+func (c *compound) directFor(n int) int {
+	if n < DirectMin {
+		return -1
+	}
+	return c.cfh.directFD()
+}
+
 // readOverhead is the reply room kept for the rest of the COMPOUND.
 const readOverhead = 512
 
@@ -88,7 +97,7 @@ func opRead(c *compound) uint32 {
 	countPos := e.Reserve()
 	e.Patch(countPos, uint32(n))
 	if n > 0 {
-		c.rep.addRead(fd, c.cfh.directFD(), 0, int64(off), n, size)
+		c.rep.addRead(fd, c.directFor(n), 0, int64(off), n, size)
 		c.rep.addSeg(countPos, eofPos, 0, n)
 	}
 	return nfs4.OK
@@ -175,7 +184,6 @@ func mergeSegments(raw []extent) []extent {
 // DATA ones: one read per group of data runs closer than maxReadGap.
 func (c *compound) encodeSegments(fd int, segs []extent, eofPos int, size int64) {
 	e := c.e
-	direct := c.cfh.directFD()
 	for i := 0; i < len(segs); {
 		s := segs[i]
 		if s.hole {
@@ -192,7 +200,7 @@ func (c *compound) encodeSegments(fd int, segs []extent, eofPos int, size int64)
 		}
 		last := segs[j-1]
 		start := s.off
-		c.rep.addRead(fd, direct, 0, start, int(last.end-start), size)
+		c.rep.addRead(fd, c.directFor(int(last.end-start)), 0, start, int(last.end-start), size)
 		for k := i; k < j; k++ {
 			r := segs[k]
 			if r.hole {

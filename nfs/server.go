@@ -39,6 +39,9 @@ type Config struct {
 	// LeaseTime is the lease in seconds (default 90).
 	LeaseTime uint32
 	Logger    *slog.Logger
+	// IO performs file writes; nil means PlainIO. Engines supply one that
+	// plans direct and buffered I/O.
+	IO FileIO
 }
 
 // Handler is what an engine drives: Handle decodes and executes one RPC
@@ -65,6 +68,7 @@ func NewConn(remote string) *Conn { return &Conn{ID: connIDs.Add(1), Remote: rem
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
+	io      FileIO
 	exports []*export
 	pseudo  bool // several exports under a synthetic root
 	boot    uint32
@@ -94,7 +98,10 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, start: time.Now(), pseudo: len(cfg.Exports) > 1}
+	if cfg.IO == nil {
+		cfg.IO = PlainIO{}
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now(), pseudo: len(cfg.Exports) > 1}
 	names := map[string]bool{}
 	for i, e := range cfg.Exports {
 		ex, err := newExport(i+1, e)
@@ -119,7 +126,7 @@ func NewServer(cfg Config) (*Server, error) {
 	copy(s.bootVer[:], b[4:])
 	s.state = newStateTable(s)
 	s.files = newFileTable()
-	s.pseudoRoot = &node{rel: "/", ino: pseudoRootIno, handle: pseudoHandle, fd: -1, direct: -1}
+	s.pseudoRoot = &node{rel: "/", ino: pseudoRootIno, handle: pseudoHandle, fd: -1, direct: -1, wfd: -1, dwfd: -1}
 	s.stop = make(chan struct{})
 	go s.reapLeases()
 	return s, nil
@@ -154,7 +161,7 @@ func (s *Server) exportRoot(e *export) *node {
 	if n := s.files.get(nodeKey{e.id, e.rootIno}); n != nil {
 		return n
 	}
-	n := &node{exp: e, rel: ".", ino: e.rootIno, fd: -1, direct: -1}
+	n := newNode(e, ".", e.rootIno)
 	n.handle = makeHandle(e, ".", e.rootIno)
 	return s.files.put(n)
 }

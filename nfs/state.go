@@ -163,6 +163,23 @@ func (t *stateTable) checkIO(sid nfs4.Stateid, n *node) uint32 {
 	return nfs4.OK
 }
 
+// checkWrite checks an open or lock stateid for writing n.
+func (t *stateTable) checkWrite(sid nfs4.Stateid, n *node) uint32 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	o, st := t.findLocked(sid)
+	if st != nfs4.OK {
+		return st
+	}
+	if o.node != n {
+		return nfs4.ErrBadStateid
+	}
+	if o.access&nfs4.ShareAccessWrite == 0 {
+		return nfs4.ErrOpenmode
+	}
+	return nfs4.OK
+}
+
 func (t *stateTable) findLocked(sid nfs4.Stateid) (*openState, uint32) {
 	if binary.BigEndian.Uint32(sid.Other[:4]) != t.s.boot {
 		return nil, nfs4.ErrStaleStateid

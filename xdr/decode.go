@@ -137,7 +137,7 @@ func (d *Decoder) ArrayLen(max, minSize int) int {
 	if d.err != nil {
 		return 0
 	}
-	if uint64(n) > uint64(max) || (minSize > 0 && uint64(n)*uint64(minSize) > uint64(d.Remaining())) {
+	if uint64(n) > uint64(max) || (minSize > 0 && uint64(n) > uint64(d.Remaining()/minSize)) {
 		d.Fail(ErrTooLong)
 		return 0
 	}

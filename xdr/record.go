@@ -40,9 +40,10 @@ func NewRecordReader(r io.Reader, max int) *RecordReader {
 // so the caller closes the connection.
 func (rr *RecordReader) Next() ([]byte, error) {
 	rr.buf = rr.buf[:0]
-	for {
+	for frag := 0; ; frag++ {
 		if _, err := io.ReadFull(rr.r, rr.hdr[:]); err != nil {
-			if err == io.ErrUnexpectedEOF && len(rr.buf) > 0 {
+			if err == io.EOF && frag > 0 {
+				// The stream ended between fragments of one record.
 				return nil, io.ErrUnexpectedEOF
 			}
 			return nil, err

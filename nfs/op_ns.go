@@ -1,0 +1,295 @@
+package nfs
+
+import (
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+func init() {
+	ops[nfs4.OpCreate] = opCreate
+	ops[nfs4.OpRemove] = opRemove
+	ops[nfs4.OpRename] = opRename
+	ops[nfs4.OpLink] = opLink
+}
+
+// changeInfo is change_info4. atomic is false: the directory is not locked
+// between the two samples, so the client must not assume nothing else
+// changed.
+type changeInfo struct{ before, after uint64 }
+
+func (ci changeInfo) encode(e *xdr.Encoder) {
+	e.Bool(false)
+	e.Uint64(ci.before)
+	e.Uint64(ci.after)
+}
+
+// dirOp is a directory being changed: its node, an O_PATH descriptor for
+// the *at syscalls, and its change attribute before.
+type dirOp struct {
+	n      *node
+	fd     int
+	before uint64
+}
+
+// openDir prepares a change to directory n.
+func (c *compound) openDir(n *node) (dirOp, uint32) {
+	if n == nil {
+		return dirOp{}, nfs4.ErrNofilehandle
+	}
+	if n.exp == nil {
+		return dirOp{}, nfs4.ErrRofs
+	}
+	fd, err := n.exp.open(n.path(), unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	if err == unix.ENOTDIR {
+		return dirOp{}, nfs4.ErrNotdir
+	}
+	if err != nil {
+		return dirOp{}, errno(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Ino != n.ino {
+		unix.Close(fd)
+		return dirOp{}, nfs4.ErrStale
+	}
+	return dirOp{n: n, fd: fd, before: changeAttr(&st)}, nfs4.OK
+}
+
+// done closes the directory and returns its change info.
+func (d dirOp) done() changeInfo {
+	var st unix.Stat_t
+	after := d.before
+	if unix.Fstat(d.fd, &st) == nil {
+		after = changeAttr(&st)
+	}
+	unix.Close(d.fd)
+	return changeInfo{d.before, after}
+}
+
+func opCreate(c *compound) uint32 {
+	d := c.d
+	typ := d.Uint32()
+	var link []byte
+	var major, minor uint32
+	switch typ {
+	case nfs4.NF4LNK:
+		link = d.String(nfs4.MaxPathLen)
+	case nfs4.NF4BLK, nfs4.NF4CHR:
+		major, minor = d.Uint32(), d.Uint32()
+	}
+	name := d.String(nfs4.OpaqueLimit)
+	attrs, as := decodeNewAttrs(d)
+	if d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := checkName(name); s != nfs4.OK {
+		return s
+	}
+	if as != nfs4.OK {
+		return as
+	}
+	if typ == nfs4.NF4REG {
+		return nfs4.ErrBadtype
+	}
+	dir, s := c.openDir(c.cfh)
+	if s != nfs4.OK {
+		return s
+	}
+	mode := uint32(0o755)
+	if typ != nfs4.NF4DIR {
+		mode = 0o644
+	}
+	if attrs.mask.Has(nfs4.AttrMode) {
+		mode = attrs.mode
+	}
+	var set nfs4.Bitmap
+	err := asCaller(c.cred, func() error {
+		if err := mknod(dir.fd, string(name), typ, mode, link, major, minor); err != nil {
+			return err
+		}
+		fd, err := unix.Openat(dir.fd, string(name), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		if typ != nfs4.NF4LNK {
+			attrs.mask.Set(nfs4.AttrMode)
+			attrs.mode = mode
+		}
+		set, err = applyAttrs(fd, -1, &attrs)
+		return err
+	})
+	ci := dir.done()
+	if err != nil {
+		return errno(err)
+	}
+	var st unix.Stat_t
+	n, err := c.s.lookupChild(c.cfh, string(name), &st)
+	if err != nil {
+		return errno(err)
+	}
+	c.setFH(n)
+	ci.encode(c.e)
+	set.Encode(c.e)
+	return nfs4.OK
+}
+
+// mknod creates a non-regular object of NFS type typ.
+func mknod(dirfd int, name string, typ, mode uint32, link []byte, major, minor uint32) error {
+	switch typ {
+	case nfs4.NF4DIR:
+		return unix.Mkdirat(dirfd, name, mode)
+	case nfs4.NF4LNK:
+		return unix.Symlinkat(string(link), dirfd, name)
+	case nfs4.NF4FIFO:
+		return unix.Mknodat(dirfd, name, unix.S_IFIFO|mode, 0)
+	case nfs4.NF4SOCK:
+		return unix.Mknodat(dirfd, name, unix.S_IFSOCK|mode, 0)
+	case nfs4.NF4BLK:
+		return unix.Mknodat(dirfd, name, unix.S_IFBLK|mode, int(unix.Mkdev(major, minor)))
+	case nfs4.NF4CHR:
+		return unix.Mknodat(dirfd, name, unix.S_IFCHR|mode, int(unix.Mkdev(major, minor)))
+	}
+	return unix.EBADMSG
+}
+
+func opRemove(c *compound) uint32 {
+	name := c.d.String(nfs4.OpaqueLimit)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := checkName(name); s != nfs4.OK {
+		return s
+	}
+	dir, s := c.openDir(c.cfh)
+	if s != nfs4.OK {
+		return s
+	}
+	var st unix.Stat_t
+	gone := unix.Fstatat(dir.fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW)
+	err := asCaller(c.cred, func() error {
+		if gone == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			return unix.Unlinkat(dir.fd, string(name), unix.AT_REMOVEDIR)
+		}
+		return unix.Unlinkat(dir.fd, string(name), 0)
+	})
+	ci := dir.done()
+	if err != nil {
+		if err == unix.EEXIST {
+			err = unix.ENOTEMPTY
+		}
+		return errno(err)
+	}
+	if gone == nil && st.Nlink <= 1 {
+		if n := c.s.files.get(nodeKey{c.cfh.exp.id, st.Ino}); n != nil {
+			c.s.files.drop(n)
+		}
+	}
+	ci.encode(c.e)
+	return nfs4.OK
+}
+
+func opRename(c *compound) uint32 {
+	oldName := c.d.String(nfs4.OpaqueLimit)
+	newName := c.d.String(nfs4.OpaqueLimit)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if c.sfh == nil || c.cfh == nil {
+		return nfs4.ErrNofilehandle
+	}
+	if s := checkName(oldName); s != nfs4.OK {
+		return s
+	}
+	if s := checkName(newName); s != nfs4.OK {
+		return s
+	}
+	if c.sfh.exp != c.cfh.exp {
+		return nfs4.ErrXdev
+	}
+	src, s := c.openDir(c.sfh)
+	if s != nfs4.OK {
+		return s
+	}
+	dst, s := c.openDir(c.cfh)
+	if s != nfs4.OK {
+		src.done()
+		return s
+	}
+	err := asCaller(c.cred, func() error {
+		return unix.Renameat(src.fd, string(oldName), dst.fd, string(newName))
+	})
+	sci, dci := src.done(), dst.done()
+	if err != nil {
+		if err == unix.EEXIST {
+			err = unix.ENOTEMPTY
+		}
+		return errno(err)
+	}
+	c.s.files.renamed(c.cfh.exp, joinRel(c.sfh.path(), string(oldName)), joinRel(c.cfh.path(), string(newName)))
+	sci.encode(c.e)
+	dci.encode(c.e)
+	return nfs4.OK
+}
+
+// renamed repoints the nodes at or under oldRel to newRel.
+func (t *fileTable) renamed(e *export, oldRel, newRel string) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for k, n := range t.nodes {
+		if k.exp != e.id {
+			continue
+		}
+		n.mu.Lock()
+		switch {
+		case n.rel == oldRel:
+			n.rel = newRel
+		case strings.HasPrefix(n.rel, oldRel+"/"):
+			n.rel = newRel + n.rel[len(oldRel):]
+		}
+		n.mu.Unlock()
+	}
+}
+
+func opLink(c *compound) uint32 {
+	name := c.d.String(nfs4.OpaqueLimit)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if c.sfh == nil || c.cfh == nil {
+		return nfs4.ErrNofilehandle
+	}
+	if s := checkName(name); s != nfs4.OK {
+		return s
+	}
+	src := c.sfh
+	if src.exp == nil {
+		return nfs4.ErrIsdir
+	}
+	if src.exp != c.cfh.exp {
+		return nfs4.ErrXdev
+	}
+	var st unix.Stat_t
+	if s := c.s.statNode(src, &st); s != nfs4.OK {
+		return s
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return nfs4.ErrIsdir
+	}
+	dir, s := c.openDir(c.cfh)
+	if s != nfs4.OK {
+		return s
+	}
+	err := asCaller(c.cred, func() error {
+		return unix.Linkat(src.exp.rootFD, src.path(), dir.fd, string(name), 0)
+	})
+	ci := dir.done()
+	if err != nil {
+		return errno(err)
+	}
+	ci.encode(c.e)
+	return nfs4.OK
+}
