@@ -24,15 +24,20 @@ type FileIO interface {
 // File is a file to write: a buffered read-write descriptor, and an
 // O_DIRECT one opened on first use.
 type File struct {
-	FD   int
-	node *node
+	FD     int
+	node   *node
+	direct int // used when node is nil; 0 means none
 }
+
+// NewFile describes a file by descriptors, for tools and tests: direct is
+// an O_DIRECT descriptor or -1.
+func NewFile(fd, direct int) File { return File{FD: fd, direct: direct + 1} }
 
 // Direct returns an O_DIRECT descriptor for the file, or -1 when the
 // filesystem refuses O_DIRECT. It is opened once and cached.
 func (f File) Direct() int {
 	if f.node == nil {
-		return -1
+		return f.direct - 1
 	}
 	return f.node.directWriteFD()
 }

@@ -50,6 +50,7 @@ func run() error {
 	engineName := flag.String("engine", "auto", "I/O engine: auto, uring or portable")
 	maxIO := flag.Int("max-io", 1<<20, "largest READ/WRITE payload in bytes")
 	slots := flag.Int("slots", 128, "session slots offered to each client")
+	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
 	flag.Parse()
@@ -76,7 +77,12 @@ func run() error {
 	if addr == "" {
 		addr = defaultListen(sample)
 	}
-	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log})
+	mode, err := engine.ParseIOMode(*ioMode)
+	if err != nil {
+		return err
+	}
+	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log,
+		IO: engine.NewFileIO(mode)})
 	if err != nil {
 		return err
 	}
