@@ -33,6 +33,13 @@ type Options struct {
 	MaxInFlight int
 	// Cores is the number of event loops for engines that have them.
 	Cores int
+	// DirectIO is the io_uring engine's O_DIRECT policy for file reads:
+	// "auto" (default: only where measured to pay), "on" or "off".
+	DirectIO string
+	// MaxQueuedBytes caps the reply bytes a connection may have read and
+	// waiting to be sent before the io_uring engine stops reading files and
+	// receiving requests for it (default 8 MiB).
+	MaxQueuedBytes int
 }
 
 func (o *Options) defaults() {

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+func TestPlanRead(t *testing.T) {
+	al := dioAlign{mem: 512, off: 4096}
+	rd := func(off int64, n, direct int) nfs.Read { return nfs.Read{FD: 3, Direct: direct, Off: off, Len: n} }
+	buf := func(off int64, n int) ioPlan { return ioPlan{FD: 3, Off: off, Len: n} }
+	dio := func(off int64, n, skip int) ioPlan { return ioPlan{Direct: true, FD: 4, Off: off, Len: n, Skip: skip} }
+	tests := []struct {
+		name string
+		rd   nfs.Read
+		mode dioMode
+		al   dioAlign
+		want ioPlan
+	}{
+		{"off mode", rd(0, 1<<20, 4), dioOff, al, buf(0, 1<<20)},
+		{"no direct fd", rd(0, 1<<20, -1), dioOn, al, buf(0, 1<<20)},
+		{"no alignment info", rd(0, 1<<20, 4), dioOn, dioAlign{}, buf(0, 1<<20)},
+		{"memory alignment beyond a page", rd(0, 1<<20, 4), dioOn, dioAlign{mem: 8192, off: 4096}, buf(0, 1<<20)},
+		{"aligned large", rd(8192, 1<<20, 4), dioOn, al, dio(8192, 1<<20, 0)},
+		{"aligned small", rd(4096, 4096, 4), dioOn, al, dio(4096, 4096, 0)},
+		{"misaligned small", rd(100, 4096, 4), dioOn, al, buf(100, 4096)},
+		{"misaligned just under 32K", rd(4096, 32<<10-1, 4), dioOn, al, buf(4096, 32<<10-1)},
+		{"misaligned 32K widened", rd(100, 32<<10, 4), dioOn, al, dio(0, 36864, 100)},
+		{"misaligned large widened", rd(5000, 1<<20, 4), dioOn, al, dio(4096, 1<<20+4096, 904)},
+		{"empty", rd(0, 0, 4), dioOn, al, buf(0, 0)},
+		{"auto small", rd(0, 4096, 4), dioAuto, al, buf(0, 4096)},
+	}
+	autoBig := ioPlan{FD: 3, Off: 0, Len: 1 << 20}
+	if autoDirect {
+		autoBig = dio(0, 1<<20, 0)
+	}
+	tests = append(tests, struct {
+		name string
+		rd   nfs.Read
+		mode dioMode
+		al   dioAlign
+		want ioPlan
+	}{"auto large", rd(0, 1<<20, 4), dioAuto, al, autoBig})
+	for _, tc := range tests {
+		if got := planRead(tc.rd, tc.mode, tc.al); got != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestParseDIO(t *testing.T) {
+	for s, want := range map[string]dioMode{"": dioAuto, "auto": dioAuto, "on": dioOn, "off": dioOff} {
+		if got, err := parseDIO(s); err != nil || got != want {
+			t.Errorf("parseDIO(%q) = %v, %v", s, got, err)
+		}
+	}
+	if _, err := parseDIO("yes"); err == nil {
+		t.Error("parseDIO(yes) accepted")
+	}
+}
+
+// TestAssembler feeds record-marked streams cut at every possible point.
+func TestAssembler(t *testing.T) {
+	recs := [][]byte{[]byte("abcdefgh"), {}, bytes.Repeat([]byte{7}, 300), []byte("xyz1")}
+	var stream []byte
+	stream = append(stream, fragments(recs[0], 3, 1)...)
+	stream = append(stream, fragments(recs[1])...)
+	stream = append(stream, fragments(recs[2], 100, 100)...)
+	stream = append(stream, fragments(recs[3])...)
+	for cut := 1; cut <= len(stream); cut++ {
+		a := assembler{max: 1000, pool: &recPool}
+		var got [][]byte
+		emit := func(r *[]byte) { got = append(got, append([]byte{}, *r...)) }
+		for p := stream; len(p) > 0; {
+			n := min(cut, len(p))
+			if err := a.feed(p[:n], emit); err != nil {
+				t.Fatal(err)
+			}
+			p = p[n:]
+		}
+		if len(got) != len(recs) {
+			t.Fatalf("cut %d: %d records, want %d", cut, len(got), len(recs))
+		}
+		for i := range recs {
+			if !bytes.Equal(got[i], recs[i]) {
+				t.Fatalf("cut %d: record %d = %q", cut, i, got[i])
+			}
+		}
+	}
+}
+
+func TestAssemblerLimit(t *testing.T) {
+	a := assembler{max: 100, pool: &recPool}
+	emit := func(*[]byte) { t.Fatal("record emitted") }
+	// Two fragments that fit alone but not together.
+	s := binary.BigEndian.AppendUint32(nil, 60)
+	s = append(s, make([]byte, 60)...)
+	s = binary.BigEndian.AppendUint32(s, 1<<31|60)
+	if err := a.feed(s, emit); !errors.Is(err, xdr.ErrRecordTooBig) {
+		t.Fatalf("got %v, want ErrRecordTooBig", err)
+	}
+}

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/ring"
+)
+
+// recPool holds request records (Go heap: only the handler reads them).
+var recPool bufPool
+
+// uconn is one connection, owned by its loop for life.
+//
+// Flow control: a connection may have at most MaxInFlight requests alive
+// (from dispatch to the end of their send) and MaxQueuedBytes of replies
+// read or waiting to be sent. Over either limit its multishot receive is
+// cancelled and not re-armed, so the kernel's socket buffer fills and TCP
+// pushes back on the client; records already received wait in backlog (a
+// few receive buffers' worth at most). Handled replies wait for queue room
+// before their file reads start, so a client that does not read its
+// replies pins at most about MaxQueuedBytes of buffers.
+type uconn struct {
+	l    *loop
+	slot uint32
+	fd   int
+	st   *nfs.Conn
+	asm  assembler
+
+	recvArmed bool
+	paused    bool // receiving stopped by flow control
+	eof       bool // the peer will send no more
+	closing   bool
+
+	inflight  int // requests alive
+	queued    int // reply bytes charged by requests (see ureq.charge)
+	backlog   []*[]byte
+	waitReads []*ureq
+	sendQ     []*ureq // sendQ[0] is on the wire while sending
+	sending   bool
+}
+
+func (l *loop) addConn(fd int, remote string) {
+	if l.stopping {
+		unix.Close(fd)
+		return
+	}
+	c := &uconn{l: l, fd: fd, st: nfs.NewConn(remote)}
+	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool}
+	if n := len(l.freeConns); n > 0 {
+		c.slot = l.freeConns[n-1]
+		l.freeConns = l.freeConns[:n-1]
+		l.conns[c.slot] = c
+	} else {
+		c.slot = uint32(len(l.conns))
+		l.conns = append(l.conns, c)
+	}
+	l.live++
+	c.armRecv()
+}
+
+func (c *uconn) armRecv() {
+	s := c.l.sqe()
+	s.PrepRecvMultishot(c.fd, c.l.br.Bgid(), 0)
+	s.UserData = ud(kRecv, 0, c.slot)
+	c.recvArmed = true
+}
+
+func (c *uconn) onRecv(cqe ring.CQE) {
+	if !cqe.More() {
+		c.recvArmed = false
+	}
+	switch {
+	case cqe.Res > 0:
+		bid, _ := cqe.BufferID()
+		buf := c.l.rbuf.Buf(int(bid))
+		if !c.closing {
+			if err := c.asm.feed(buf[:cqe.Res], c.onRecord); err != nil {
+				c.l.e.opts.Logger.Debug("uring: closing connection", "remote", c.st.Remote, "err", err)
+				c.close()
+			}
+		}
+		c.l.br.Add(buf, bid, 0)
+		c.l.br.Advance(1)
+	case cqe.Res == 0:
+		c.eof = true
+	case cqe.Res == -int32(unix.ENOBUFS), cqe.Res == -int32(unix.ECANCELED):
+		// Out of receive buffers (re-armed below), or paused on purpose.
+	default:
+		c.eof = true // a reset connection: finish what is in flight, then close
+	}
+	c.rearm()
+	c.maybeDone()
+}
+
+// rearm restarts receiving when nothing stands against it.
+func (c *uconn) rearm() {
+	if !c.recvArmed && !c.paused && !c.eof && !c.closing {
+		c.armRecv()
+	}
+}
+
+func (c *uconn) overLimit() bool {
+	o := &c.l.e.opts
+	return c.inflight >= o.MaxInFlight || c.queued >= o.MaxQueuedBytes
+}
+
+func (c *uconn) onRecord(rec *[]byte) {
+	if len(c.backlog) > 0 || c.overLimit() {
+		c.backlog = append(c.backlog, rec)
+		c.pause()
+		return
+	}
+	c.dispatch(rec)
+}
+
+func (c *uconn) pause() {
+	if c.paused {
+		return
+	}
+	c.paused = true
+	if c.recvArmed {
+		c.l.cancel(ud(kRecv, 0, c.slot))
+	}
+}
+
+// resume dispatches backlog records while there is room, and receives
+// again once the backlog is gone.
+func (c *uconn) resume() {
+	if c.closing {
+		return
+	}
+	for len(c.backlog) > 0 && !c.overLimit() {
+		rec := c.backlog[0]
+		c.backlog[0] = nil
+		c.backlog = c.backlog[1:]
+		c.dispatch(rec)
+	}
+	if len(c.backlog) == 0 && c.paused && !c.overLimit() {
+		c.paused = false
+		c.rearm()
+	}
+}
+
+func (c *uconn) dispatch(rec *[]byte) {
+	r := c.l.newReq(c)
+	r.rec = rec
+	c.inflight++
+	c.l.e.work.submit(r)
+}
+
+// maybeDone closes a connection whose peer has finished sending once all
+// its replies are out, as the portable engine does.
+func (c *uconn) maybeDone() {
+	if c.eof && !c.closing && c.inflight == 0 && len(c.backlog) == 0 {
+		c.close()
+	}
+	c.maybeFree()
+}
+
+// close starts closing: drop what has not started, cancel receiving and
+// shut the socket down so a send stuck on a reader that never reads fails
+// now. The descriptor is closed in maybeFree once nothing refers to it.
+func (c *uconn) close() {
+	if c.closing {
+		return
+	}
+	c.closing = true
+	c.asm.reset()
+	for _, rec := range c.backlog {
+		recPool.put(rec)
+	}
+	c.backlog = nil
+	for _, r := range c.waitReads {
+		r.release()
+	}
+	c.waitReads = nil
+	keep := 0
+	if c.sending {
+		keep = 1
+	}
+	for _, r := range c.sendQ[keep:] {
+		r.release()
+	}
+	c.sendQ = c.sendQ[:keep]
+	unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	if c.recvArmed {
+		c.l.cancel(ud(kRecv, 0, c.slot))
+	}
+	c.maybeFree()
+}
+
+func (c *uconn) maybeFree() {
+	if !c.closing || c.recvArmed || c.inflight > 0 || c.slot == ^uint32(0) {
+		return
+	}
+	unix.Close(c.fd)
+	l := c.l
+	l.conns[c.slot] = nil
+	l.freeConns = append(l.freeConns, c.slot)
+	c.slot = ^uint32(0)
+	l.live--
+}

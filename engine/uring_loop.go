@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/ring"
+)
+
+// Completion kinds, in the top byte of user_data. The low 32 bits name a
+// connection (kRecv) or request (kSend, kRead) slot; bits 32..55 a read.
+const (
+	kIgnore uint64 = iota // cancels: nothing to do
+	kWake                 // the eventfd read
+	kRecv
+	kSend
+	kRead
+)
+
+func ud(kind uint64, sub int, slot uint32) uint64 {
+	return kind<<56 | uint64(sub)<<32 | uint64(slot)
+}
+
+func splitUD(u uint64) (kind uint64, sub int, slot uint32) {
+	return u >> 56, int(u>>32) & 0xffffff, uint32(u)
+}
+
+// Ring and receive-buffer sizes per loop. Received bytes are copied into a
+// record right away, so receive buffers return to the ring within the same
+// batch and a few suffice for many connections.
+const (
+	sqEntries   = 256
+	cqEntries   = 8192
+	recvBufs    = 64
+	recvBufSize = 64 << 10
+	cqeBatch    = 128
+)
+
+// loop is one event loop: a goroutine locked to an OS thread, its ring and
+// everything submitted through it. Fields below mu are shared with other
+// goroutines; the rest is touched only by the loop's goroutine.
+type loop struct {
+	e    *Uring
+	id   int
+	r    *ring.Ring
+	br   *ring.BufRing
+	rbuf *ring.Buffers // receive buffers, id = index
+	efd  int
+	ebuf *ring.Buffers // the eventfd read's 8 bytes
+	done chan struct{}
+
+	wake    atomic.Bool // an eventfd write is pending
+	mu      sync.Mutex
+	inConns []newConn
+	inReqs  []*ureq
+	stopReq bool
+
+	efdArmed  bool
+	cancelled bool // the eventfd read is being cancelled
+	stopping  bool
+	conns     []*uconn
+	freeConns []uint32
+	live      int // open connections
+	reqs      []*ureq
+	freeReqs  []uint32
+	pool      slabPool
+	aligns    alignCache
+	cqes      []ring.CQE
+}
+
+type newConn struct {
+	fd     int
+	remote string
+}
+
+// startLoop starts loop i and waits until its ring is set up on its thread.
+func startLoop(e *Uring, i int) (*loop, error) {
+	l := &loop{e: e, id: i, efd: -1, done: make(chan struct{}), aligns: alignCache{}, cqes: make([]ring.CQE, cqeBatch)}
+	errc := make(chan error, 1)
+	go l.run(errc)
+	if err := <-errc; err != nil {
+		<-l.done
+		return nil, err
+	}
+	return l, nil
+}
+
+// run is the loop's goroutine. It never unlocks its OS thread: the thread
+// carries the CPU affinity and the ring's single-issuer identity, and Go
+// ends a thread whose goroutine exits locked.
+func (l *loop) run(errc chan<- error) {
+	defer close(l.done)
+	runtime.LockOSThread()
+	l.pin()
+	if err := l.setup(); err != nil {
+		l.teardown()
+		errc <- err
+		return
+	}
+	errc <- nil
+	l.serve()
+	l.teardown()
+}
+
+// pin binds the thread to CPU id mod NumCPU, so a loop's ring, its
+// connections' socket work and its caches stay on one core.
+func (l *loop) pin() {
+	var set unix.CPUSet
+	set.Set(l.id % runtime.NumCPU())
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		l.e.opts.Logger.Debug("uring: cannot pin loop", "loop", l.id, "err", err)
+	}
+}
+
+func (l *loop) setup() error {
+	r, err := ring.NewBest(ring.Options{Entries: sqEntries, CQEntries: cqEntries,
+		Flags: ring.SetupSingleIssuer | ring.SetupDeferTaskrun | ring.SetupCoopTaskrun})
+	if err != nil {
+		return fmt.Errorf("io_uring setup: %w", err)
+	}
+	l.r = r
+	if l.rbuf, err = ring.AllocBuffers(recvBufs, recvBufSize); err != nil {
+		return err
+	}
+	if l.br, err = r.NewBufRing(recvBufs, 0); err != nil {
+		return fmt.Errorf("io_uring provided buffers: %w", err)
+	}
+	for i := range recvBufs {
+		l.br.Add(l.rbuf.Buf(i), uint16(i), i)
+	}
+	l.br.Advance(recvBufs)
+	if l.ebuf, err = ring.AllocBuffers(1, 8); err != nil {
+		return err
+	}
+	l.efd, err = unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("eventfd: %w", err)
+	}
+	l.armWake()
+	return nil
+}
+
+// teardown frees what setup made. Every request using this memory has
+// completed by now (serve returns only then).
+func (l *loop) teardown() {
+	if l.br != nil {
+		l.br.Free()
+	}
+	if l.r != nil {
+		l.r.Close()
+	}
+	if l.rbuf != nil {
+		l.rbuf.Free()
+	}
+	if l.ebuf != nil {
+		l.ebuf.Free()
+	}
+	if l.efd >= 0 {
+		unix.Close(l.efd)
+	}
+	l.pool.release()
+}
+
+// serve runs until stopped and every connection is gone, then cancels the
+// eventfd read and waits for it, so nothing in flight refers to memory
+// teardown frees.
+func (l *loop) serve() {
+	for {
+		if l.stopping && l.live == 0 {
+			if !l.efdArmed {
+				return
+			}
+			if !l.cancelled {
+				l.cancel(ud(kWake, 0, 0))
+				l.cancelled = true
+			}
+		}
+		n := l.r.PeekBatch(l.cqes)
+		if n == 0 {
+			l.wait()
+			continue
+		}
+		for i := range n {
+			l.complete(l.cqes[i])
+		}
+		l.r.Advance(uint32(n))
+	}
+}
+
+// wait submits what is prepared and sleeps until a completion arrives.
+func (l *loop) wait() {
+	_, err := l.r.SubmitAndWait(1)
+	if err == nil || errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) ||
+		errors.Is(err, unix.EBUSY) || errors.Is(err, unix.ETIME) {
+		return
+	}
+	// Nothing sensible can go on without the ring.
+	l.e.opts.Logger.Error("uring: loop stopped", "loop", l.id, "err", err)
+	panic(fmt.Sprintf("uring loop %d: io_uring_enter: %v", l.id, err))
+}
+
+func (l *loop) complete(c ring.CQE) {
+	kind, sub, slot := splitUD(c.UserData)
+	switch kind {
+	case kWake:
+		l.onWake(c)
+	case kRecv:
+		l.conns[slot].onRecv(c)
+	case kSend:
+		l.reqs[slot].onSend(c)
+	case kRead:
+		l.reqs[slot].onRead(sub, c)
+	}
+}
+
+// sqe returns a free SQE, submitting to make room when the SQ is full.
+func (l *loop) sqe() *ring.SQE {
+	for {
+		if s := l.r.GetSQE(); s != nil {
+			return s
+		}
+		l.r.Submit()
+	}
+}
+
+func (l *loop) cancel(target uint64) {
+	s := l.sqe()
+	s.PrepCancel(target, 0)
+	s.UserData = ud(kIgnore, 0, 0)
+}
+
+func (l *loop) armWake() {
+	s := l.sqe()
+	s.PrepRead(l.efd, l.ebuf.Buf(0)[:8], 0)
+	s.UserData = ud(kWake, 0, 0)
+	l.efdArmed = true
+}
+
+// post* hand work to the loop from other goroutines; notify wakes it. The
+// wake flag saves an eventfd write per item while the loop is busy: it is
+// cleared before the inbox is drained, so an item added after the drain
+// started always writes again.
+func (l *loop) postConn(fd int, remote string) {
+	l.mu.Lock()
+	if l.stopReq {
+		l.mu.Unlock()
+		unix.Close(fd)
+		return
+	}
+	l.inConns = append(l.inConns, newConn{fd, remote})
+	l.mu.Unlock()
+	l.notify()
+}
+
+func (l *loop) postReq(r *ureq) {
+	l.mu.Lock()
+	l.inReqs = append(l.inReqs, r)
+	l.mu.Unlock()
+	l.notify()
+}
+
+func (l *loop) stop() {
+	l.mu.Lock()
+	l.stopReq = true
+	l.mu.Unlock()
+	l.notify()
+}
+
+var one = binary.NativeEndian.AppendUint64(nil, 1)
+
+func (l *loop) notify() {
+	if l.wake.CompareAndSwap(false, true) {
+		unix.Write(l.efd, one)
+	}
+}
+
+func (l *loop) onWake(c ring.CQE) {
+	l.efdArmed = false
+	l.wake.Store(false)
+	l.mu.Lock()
+	conns, reqs, stop := l.inConns, l.inReqs, l.stopReq
+	l.inConns, l.inReqs = nil, nil
+	l.mu.Unlock()
+	for _, nc := range conns {
+		l.addConn(nc.fd, nc.remote)
+	}
+	for _, r := range reqs {
+		r.onHandled()
+	}
+	if stop && !l.stopping {
+		l.stopping = true
+		for _, c := range l.conns {
+			if c != nil {
+				c.close()
+			}
+		}
+	}
+	// Keep listening while connections remain: their requests come back
+	// from workers through the eventfd even while stopping.
+	if !l.stopping || l.live > 0 {
+		l.armWake()
+	}
+}

@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/ring"
+)
+
+// ureq is one request from dispatch to the end of its reply's send. Slots
+// (and the objects in them) are reused by the loop.
+type ureq struct {
+	slot uint32
+	c    *uconn
+	rec  *[]byte
+	rep  *nfs.Reply
+
+	plans   []ioPlan
+	bufs    [][]byte // read buffers, from the loop's slab pool
+	got     []int
+	pending int // reads in flight
+
+	parts  [][]byte // reply bytes not yet sent
+	iov    []unix.Iovec
+	msg    unix.Msghdr
+	charge int // bytes counted in c.queued
+}
+
+// maxIov is IOV_MAX: a longer reply goes out in several sendmsg calls.
+const maxIov = 1024
+
+func (l *loop) newReq(c *uconn) *ureq {
+	var r *ureq
+	if n := len(l.freeReqs); n > 0 {
+		r = l.reqs[l.freeReqs[n-1]]
+		l.freeReqs = l.freeReqs[:n-1]
+	} else {
+		r = &ureq{slot: uint32(len(l.reqs))}
+		l.reqs = append(l.reqs, r)
+	}
+	r.c = c
+	return r
+}
+
+// handle runs on a worker goroutine: the handler may block.
+func (r *ureq) handle() {
+	rep := replies.Get().(*nfs.Reply)
+	h := r.c.l.e.h
+	h.Handle(r.c.st, *r.rec, rep)
+	recPool.put(r.rec)
+	r.rec = nil
+	r.rep = rep
+	r.c.l.postReq(r)
+}
+
+// onHandled is back on the loop: queue the reply for its reads.
+func (r *ureq) onHandled() {
+	c := r.c
+	rep := r.rep
+	if c.closing || rep.Drop {
+		if rep.Close {
+			c.close()
+		}
+		r.release()
+		c.resume()
+		c.maybeDone()
+		return
+	}
+	c.waitReads = append(c.waitReads, r)
+	c.pumpReads()
+}
+
+// pumpReads starts the reads of waiting replies while the connection's
+// queued bytes allow (always at least one when nothing is queued, so a
+// reply bigger than the cap still goes out).
+func (c *uconn) pumpReads() {
+	for len(c.waitReads) > 0 && !c.closing && (c.queued == 0 || c.queued < c.l.e.opts.MaxQueuedBytes) {
+		r := c.waitReads[0]
+		c.waitReads[0] = nil
+		c.waitReads = c.waitReads[1:]
+		r.startReads()
+	}
+}
+
+func (r *ureq) startReads() {
+	l := r.c.l
+	reads := r.rep.Reads
+	r.plans = r.plans[:0]
+	r.bufs = r.bufs[:0]
+	r.got = r.got[:0]
+	for i, rd := range reads {
+		p := planRead(rd, l.e.dio, l.aligns.get(rd, l.e.dio))
+		buf := l.pool.get(p.Len)
+		r.plans = append(r.plans, p)
+		r.bufs = append(r.bufs, buf)
+		r.got = append(r.got, 0)
+		r.charge += len(buf)
+		if p.Len == 0 || buf == nil {
+			// Nothing to read, or more than any buffer class: a short
+			// (empty) read is a correct, if unhelpful, answer.
+			r.rep.CompleteRead(i, nil)
+			continue
+		}
+		r.pending++
+		r.submitRead(i)
+	}
+	r.c.queued += r.charge
+	if r.pending == 0 {
+		r.finish()
+	}
+}
+
+func (r *ureq) submitRead(i int) {
+	p := &r.plans[i]
+	s := r.c.l.sqe()
+	s.PrepRead(p.FD, r.bufs[i][r.got[i]:p.Len], uint64(p.Off)+uint64(r.got[i]))
+	s.UserData = ud(kRead, i, r.slot)
+}
+
+// onRead loops until the buffer is full or the file ends (a read of 0),
+// then completes the reply's read with what it got.
+func (r *ureq) onRead(i int, cqe ring.CQE) {
+	p := &r.plans[i]
+	switch {
+	case cqe.Res == -int32(unix.EINTR) || cqe.Res == -int32(unix.EAGAIN):
+		r.submitRead(i)
+		return
+	case cqe.Res == -int32(unix.EINVAL) && p.Direct && r.got[i] == 0:
+		// The file or its filesystem refuses this O_DIRECT read: forget
+		// the alignment we believed in and read through the page cache.
+		delete(r.c.l.aligns, p.FD)
+		rd := r.rep.Reads[i]
+		*p = ioPlan{FD: rd.FD, Off: rd.Off, Len: rd.Len}
+		r.submitRead(i)
+		return
+	case cqe.Res > 0:
+		r.got[i] += int(cqe.Res)
+		// An O_DIRECT read that ends off alignment has hit end of file.
+		eofDirect := p.Direct && r.got[i]%ring.Align != 0
+		if r.got[i] < p.Len && !eofDirect {
+			r.submitRead(i)
+			return
+		}
+	}
+	end := min(r.got[i], p.Skip+r.rep.Reads[i].Len)
+	r.rep.CompleteRead(i, r.bufs[i][min(p.Skip, end):end])
+	r.pending--
+	if r.pending == 0 {
+		r.finish()
+	}
+}
+
+// finish completes the reply and queues it for sending.
+func (r *ureq) finish() {
+	c := r.c
+	if c.closing {
+		r.release()
+		c.maybeDone()
+		return
+	}
+	c.l.e.h.Complete(r.rep)
+	r.parts = append(r.parts[:0], r.rep.Iovecs()...)
+	total := 0
+	for _, p := range r.parts {
+		total += len(p)
+	}
+	// Charge the whole reply now; the read buffers were charged already.
+	extra := max(total-r.charge, 0)
+	r.charge += extra
+	c.queued += extra
+	c.sendQ = append(c.sendQ, r)
+	if !c.sending {
+		c.sendNext()
+	}
+}
+
+// sendNext puts the head of the send queue on the wire: one SENDMSG of
+// the reply's iovecs (header, borrowed data buffers, padding), no copy.
+func (c *uconn) sendNext() {
+	r := c.sendQ[0]
+	r.iov = r.iov[:0]
+	for _, p := range r.parts {
+		if len(p) == 0 {
+			continue
+		}
+		if len(r.iov) == maxIov {
+			break
+		}
+		r.iov = append(r.iov, unix.Iovec{Base: &p[0], Len: uint64(len(p))})
+	}
+	r.msg = unix.Msghdr{Iov: &r.iov[0]}
+	r.msg.SetIovlen(len(r.iov))
+	s := c.l.sqe()
+	// MSG_WAITALL lets io_uring retry a partial send itself; onSend still
+	// copes with short results.
+	s.PrepSendmsg(c.fd, &r.msg, unix.MSG_NOSIGNAL|unix.MSG_WAITALL)
+	s.UserData = ud(kSend, 0, r.slot)
+	c.sending = true
+}
+
+func (r *ureq) onSend(cqe ring.CQE) {
+	c := r.c
+	if cqe.Res == -int32(unix.EINTR) || cqe.Res == -int32(unix.EAGAIN) {
+		c.sendNext()
+		return
+	}
+	if cqe.Res < 0 {
+		c.sending = false
+		c.sendQ[0] = nil
+		c.sendQ = c.sendQ[1:]
+		c.close() // releases the rest of the queue
+		r.release()
+		c.maybeDone()
+		return
+	}
+	if r.advance(int(cqe.Res)) && !c.closing {
+		c.sendNext()
+		return
+	}
+	c.sending = false
+	c.sendQ[0] = nil
+	c.sendQ = c.sendQ[1:]
+	closeAfter := r.rep.Close
+	r.release()
+	switch {
+	case closeAfter:
+		c.close()
+	case c.closing:
+	case len(c.sendQ) > 0:
+		c.sendNext()
+	}
+	c.pumpReads()
+	c.resume()
+	c.maybeDone()
+}
+
+// advance drops n sent bytes from parts and reports whether any remain.
+func (r *ureq) advance(n int) bool {
+	for n > 0 && len(r.parts) > 0 {
+		k := min(n, len(r.parts[0]))
+		r.parts[0] = r.parts[0][k:]
+		n -= k
+		if len(r.parts[0]) == 0 {
+			r.parts = r.parts[1:]
+		}
+	}
+	for len(r.parts) > 0 && len(r.parts[0]) == 0 {
+		r.parts = r.parts[1:]
+	}
+	return len(r.parts) > 0
+}
+
+// release returns everything the request holds and frees its slot. The
+// caller then lets the connection move on (resume, maybeDone).
+func (r *ureq) release() {
+	c := r.c
+	l := c.l
+	for _, b := range r.bufs {
+		if b != nil {
+			l.pool.put(b)
+		}
+	}
+	clear(r.bufs)
+	r.bufs = r.bufs[:0]
+	c.queued -= r.charge
+	r.charge = 0
+	c.inflight--
+	if r.rec != nil {
+		recPool.put(r.rec)
+		r.rec = nil
+	}
+	if r.rep != nil {
+		r.rep.Reset()
+		replies.Put(r.rep)
+		r.rep = nil
+	}
+	clear(r.parts)
+	r.parts = r.parts[:0]
+	r.iov = r.iov[:0]
+	r.msg = unix.Msghdr{}
+	r.pending = 0
+	r.c = nil
+	l.freeReqs = append(l.freeReqs, r.slot)
+}
