@@ -50,6 +50,10 @@ type node struct {
 	dwfd   int // cached O_DIRECT write descriptor, -1 until opened, -2 when refused
 	extent extentCache
 	dir    *dirListing
+
+	// Guarded by stateTable.mu, not mu.
+	opens []*openState
+	locks []lockRange
 }
 
 type nodeKey struct {

@@ -211,9 +211,9 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 	if a.clientID != cl.id {
 		return nfs4.Stateid{}, nfs4.ErrStaleClientid
 	}
-	key := openKey{owner: string(a.owner), node: n}
-	for _, o := range t.opens {
-		if o.node == n && o.key != key && (o.deny&access != 0 || a.deny&o.access != 0) {
+	key := openKey{owner: "o:" + string(a.owner), node: n}
+	for _, o := range n.opens {
+		if o.key != key && (o.deny&access != 0 || a.deny&o.access != 0) {
 			return nfs4.Stateid{}, nfs4.ErrShareDenied
 		}
 	}
@@ -222,6 +222,7 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 		o = &openState{other: t.newOther(), client: cl, node: n, key: key}
 		cl.opens[key] = o
 		t.opens[o.other] = o
+		n.opens = append(n.opens, o)
 	}
 	o.seq++
 	o.access |= access
@@ -245,12 +246,15 @@ func opClose(c *compound) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	o, s := t.findLocked(sid)
-	if s == nfs4.OK && o.node != c.cfh {
+	if s == nfs4.OK && (o.node != c.cfh || o.lock != nil) {
 		s = nfs4.ErrBadStateid
 	}
+	if s == nfs4.OK && t.locksHeldLocked(o) {
+		s = nfs4.ErrLocksHeld
+	}
 	if s == nfs4.OK {
-		delete(t.opens, o.other)
-		delete(o.client.opens, o.key)
+		t.dropLocked(o)
+		t.dropLockStatesLocked(o)
 	}
 	t.mu.Unlock()
 	if s != nfs4.OK {
@@ -282,7 +286,7 @@ func opOpenDowngrade(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	if o.node != c.cfh {
+	if o.node != c.cfh || o.lock != nil {
 		return nfs4.ErrBadStateid
 	}
 	if access == 0 || access&^o.access != 0 || deny&^o.deny != 0 {
@@ -321,9 +325,15 @@ func opFreeStateid(c *compound) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, s := t.findLocked(sid); s != nfs4.OK {
+	o, s := t.findLocked(sid)
+	if s != nfs4.OK {
 		return s
 	}
-	// An open stateid stays until CLOSE frees it.
-	return nfs4.ErrLocksHeld
+	// An open stateid stays until CLOSE; a lock stateid goes once it holds
+	// no lock.
+	if o.lock == nil || o.lock.ranges > 0 {
+		return nfs4.ErrLocksHeld
+	}
+	t.dropLocked(o)
+	return nfs4.OK
 }

@@ -69,6 +69,8 @@ type slot struct {
 	request []byte
 }
 
+// openState is the state behind an open or a lock stateid. A lock
+// stateid (lock != nil) takes its access from the open it came from.
 type openState struct {
 	other  [nfs4.OtherSize]byte
 	seq    uint32
@@ -77,6 +79,14 @@ type openState struct {
 	key    openKey
 	access uint32
 	deny   uint32
+	lock   *lockOwner
+}
+
+// lockOwner is the lock-specific part of a lock stateid.
+type lockOwner struct {
+	open   *openState
+	owner  string
+	ranges int // ranges held: the stateid cannot be freed while > 0
 }
 
 func newStateTable(s *Server) *stateTable {
@@ -110,7 +120,7 @@ func (t *stateTable) removeClientLocked(c *client) {
 		delete(t.sessions, id)
 	}
 	for _, o := range c.opens {
-		delete(t.opens, o.other)
+		t.dropLocked(o)
 	}
 	delete(t.clients, c.id)
 	if t.owners[c.owner] == c {
@@ -124,6 +134,22 @@ func (t *stateTable) session(id []byte) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.sessions[k]
+}
+
+// dropLocked forgets an open or lock stateid, with the locks it holds.
+func (t *stateTable) dropLocked(o *openState) {
+	delete(t.opens, o.other)
+	delete(o.client.opens, o.key)
+	n := o.node
+	for i, x := range n.opens {
+		if x == o {
+			n.opens = append(n.opens[:i], n.opens[i+1:]...)
+			break
+		}
+	}
+	if o.lock != nil {
+		n.locks = removeOwnerLocks(n.locks, o)
+	}
 }
 
 // finishSlot stores a finished reply in its slot for retransmits.
@@ -173,6 +199,9 @@ func (t *stateTable) checkWrite(sid nfs4.Stateid, n *node) uint32 {
 	}
 	if o.node != n {
 		return nfs4.ErrBadStateid
+	}
+	if o.lock != nil {
+		o = o.lock.open
 	}
 	if o.access&nfs4.ShareAccessWrite == 0 {
 		return nfs4.ErrOpenmode

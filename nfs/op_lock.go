@@ -1,0 +1,296 @@
+package nfs
+
+import (
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+func init() {
+	ops[nfs4.OpLock] = opLock
+	ops[nfs4.OpLockt] = opLockt
+	ops[nfs4.OpLocku] = opLocku
+	// RELEASE_LOCKOWNER is NFSv4.0 only: RFC 8881 marks it MUST NOT
+	// implement for 4.1, where FREE_STATEID and CLOSE do its work.
+	ops[nfs4.OpReleaseLockowner] = opNotsupp
+}
+
+// Lock types.
+const (
+	readLT   = 1
+	writeLT  = 2
+	readWLT  = 3
+	writeWLT = 4
+)
+
+// lockRange is a byte range held by a lock stateid: [start, end), end
+// saturating at 2^64-1 for "to end of file".
+type lockRange struct {
+	start, end uint64
+	write      bool
+	st         *openState
+}
+
+// rangeOf checks offset and length per RFC 8881 section 18.10.3.
+func rangeOf(off, length uint64) (uint64, uint64, uint32) {
+	switch {
+	case length == 0:
+		return 0, 0, nfs4.ErrInval
+	case length == ^uint64(0):
+		return off, ^uint64(0), nfs4.OK
+	case off+length < off:
+		return 0, 0, nfs4.ErrInval
+	}
+	return off, off + length, nfs4.OK
+}
+
+// conflict returns a lock held by another owner that blocks the request.
+func conflict(locks []lockRange, client *client, owner string, start, end uint64, write bool) *lockRange {
+	for i := range locks {
+		l := &locks[i]
+		if l.start < end && start < l.end && (write || l.write) &&
+			(l.st.client != client || l.st.lock.owner != owner) {
+			return l
+		}
+	}
+	return nil
+}
+
+// encodeDenied writes LOCK4denied for a blocking lock.
+func encodeDenied(e *xdr.Encoder, l *lockRange) {
+	e.Uint64(l.start)
+	if l.end == ^uint64(0) {
+		e.Uint64(^uint64(0))
+	} else {
+		e.Uint64(l.end - l.start)
+	}
+	if l.write {
+		e.Uint32(writeLT)
+	} else {
+		e.Uint32(readLT)
+	}
+	e.Uint64(l.st.client.id)
+	e.String(l.st.lock.owner)
+}
+
+// cut removes [start, end) from the ranges of st, splitting where needed.
+func cut(locks []lockRange, st *openState, start, end uint64) []lockRange {
+	out := locks[:0:0]
+	for _, l := range locks {
+		if l.st != st || l.end <= start || end <= l.start {
+			out = append(out, l)
+			continue
+		}
+		if l.start < start {
+			out = append(out, lockRange{l.start, start, l.write, st})
+		}
+		if end < l.end {
+			out = append(out, lockRange{end, l.end, l.write, st})
+		}
+	}
+	return out
+}
+
+func countRanges(locks []lockRange, st *openState) int {
+	n := 0
+	for _, l := range locks {
+		if l.st == st {
+			n++
+		}
+	}
+	return n
+}
+
+func removeOwnerLocks(locks []lockRange, st *openState) []lockRange {
+	return cut(locks, st, 0, ^uint64(0))
+}
+
+func opLock(c *compound) uint32 {
+	d := c.d
+	typ := d.Uint32()
+	d.Bool() // reclaim: there is no grace period to reclaim in
+	off, length := d.Uint64(), d.Uint64()
+	newOwner := d.Bool()
+	var openSid, lockSid nfs4.Stateid
+	var clientID uint64
+	var owner []byte
+	if newOwner {
+		d.Uint32()
+		openSid = nfs4.DecodeStateid(d)
+		d.Uint32()
+		clientID = d.Uint64()
+		owner = d.Opaque(nfs4.OpaqueLimit)
+	} else {
+		lockSid = nfs4.DecodeStateid(d)
+		d.Uint32()
+	}
+	if d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if typ < readLT || typ > writeWLT {
+		return nfs4.ErrInval
+	}
+	start, end, s := rangeOf(off, length)
+	if s != nfs4.OK {
+		return s
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var st *openState
+	if newOwner {
+		st, s = t.lockStateLocked(c, openSid, clientID, string(owner))
+	} else {
+		st, s = t.findLocked(lockSid)
+		if s == nfs4.OK && (st.lock == nil || st.node != c.cfh) {
+			s = nfs4.ErrBadStateid
+		}
+	}
+	if s != nfs4.OK {
+		return s
+	}
+	write := typ == writeLT || typ == writeWLT
+	if write && st.lock.open.access&nfs4.ShareAccessWrite == 0 {
+		return nfs4.ErrOpenmode
+	}
+	n := st.node
+	if l := conflict(n.locks, st.client, st.lock.owner, start, end, write); l != nil {
+		c.keepResult = true
+		encodeDenied(c.e, l)
+		return nfs4.ErrDenied
+	}
+	n.locks = append(cut(n.locks, st, start, end), lockRange{start, end, write, st})
+	st.lock.ranges = countRanges(n.locks, st)
+	st.seq++
+	out := nfs4.Stateid{Seqid: st.seq, Other: st.other}
+	c.setCur(out)
+	out.Encode(c.e)
+	return nfs4.OK
+}
+
+// lockStateLocked finds or makes the lock stateid of a lock owner on the
+// file of an open stateid.
+func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, clientID uint64, owner string) (*openState, uint32) {
+	openSid, s := c.resolveSid(openSid)
+	if s != nfs4.OK {
+		return nil, s
+	}
+	o, s := t.findLocked(openSid)
+	if s != nfs4.OK {
+		return nil, s
+	}
+	if o.lock != nil || o.node != c.cfh {
+		return nil, nfs4.ErrBadStateid
+	}
+	if clientID != o.client.id {
+		return nil, nfs4.ErrStaleClientid
+	}
+	key := openKey{owner: "l:" + owner, node: o.node}
+	if st := o.client.opens[key]; st != nil {
+		return st, nfs4.OK
+	}
+	st := &openState{other: t.newOther(), client: o.client, node: o.node, key: key,
+		lock: &lockOwner{open: o, owner: owner}}
+	o.client.opens[key] = st
+	t.opens[st.other] = st
+	return st, nfs4.OK
+}
+
+// locksHeldLocked reports whether lock stateids of open o hold ranges.
+func (t *stateTable) locksHeldLocked(o *openState) bool {
+	for _, l := range o.node.locks {
+		if l.st.lock.open == o {
+			return true
+		}
+	}
+	return false
+}
+
+// dropLockStatesLocked forgets the lock stateids made from open o.
+func (t *stateTable) dropLockStatesLocked(o *openState) {
+	for _, st := range o.client.opens {
+		if st.lock != nil && st.lock.open == o {
+			t.dropLocked(st)
+		}
+	}
+}
+
+func opLockt(c *compound) uint32 {
+	d := c.d
+	typ := d.Uint32()
+	off, length := d.Uint64(), d.Uint64()
+	clientID := d.Uint64()
+	owner := d.Opaque(nfs4.OpaqueLimit)
+	if d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if typ < readLT || typ > writeWLT {
+		return nfs4.ErrInval
+	}
+	start, end, s := rangeOf(off, length)
+	if s != nfs4.OK {
+		return s
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	if c.cfh.exp == nil {
+		return nfs4.ErrIsdir
+	}
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cl := t.clients[clientID]
+	if cl == nil {
+		return nfs4.ErrStaleClientid
+	}
+	write := typ == writeLT || typ == writeWLT
+	if l := conflict(c.cfh.locks, cl, string(owner), start, end, write); l != nil {
+		c.keepResult = true
+		encodeDenied(c.e, l)
+		return nfs4.ErrDenied
+	}
+	return nfs4.OK
+}
+
+func opLocku(c *compound) uint32 {
+	d := c.d
+	d.Uint32() // lock type: any unlocks
+	d.Uint32()
+	sid := nfs4.DecodeStateid(d)
+	off, length := d.Uint64(), d.Uint64()
+	if d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	start, end, s := rangeOf(off, length)
+	if s != nfs4.OK {
+		return s
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	sid, s = c.resolveSid(sid)
+	if s != nfs4.OK {
+		return s
+	}
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, s := t.findLocked(sid)
+	if s != nfs4.OK {
+		return s
+	}
+	if st.lock == nil || st.node != c.cfh {
+		return nfs4.ErrBadStateid
+	}
+	n := st.node
+	n.locks = cut(n.locks, st, start, end)
+	st.lock.ranges = countRanges(n.locks, st)
+	st.seq++
+	out := nfs4.Stateid{Seqid: st.seq, Other: st.other}
+	c.setCur(out)
+	out.Encode(c.e)
+	return nfs4.OK
+}

@@ -1,0 +1,168 @@
+package nfs
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+func init() {
+	ops[nfs4.OpAllocate] = opAllocate
+	ops[nfs4.OpDeallocate] = opDeallocate
+	ops[nfs4.OpCopy] = opCopy
+	ops[nfs4.OpClone] = opClone
+	// Copies are always synchronous: there is never an offload to ask
+	// about, so any stateid named here is unknown.
+	ops[nfs4.OpOffloadStatus] = opOffload
+	ops[nfs4.OpOffloadCancel] = opOffload
+}
+
+// fallocateOp is ALLOCATE and DEALLOCATE: stateid, offset, length.
+func fallocateOp(c *compound, mode uint32) uint32 {
+	sid := nfs4.DecodeStateid(c.d)
+	off, length := c.d.Uint64(), c.d.Uint64()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if off > 1<<63-1 || length > 1<<63-1 || off+length > 1<<63-1 {
+		return nfs4.ErrInval
+	}
+	fd, s := c.writeTarget(sid)
+	if s != nfs4.OK {
+		return s
+	}
+	if err := c.s.io.Fallocate(fd, mode, int64(off), int64(length)); err != nil {
+		if err == unix.EOPNOTSUPP {
+			return nfs4.ErrNotsupp
+		}
+		return errno(err)
+	}
+	return nfs4.OK
+}
+
+func opAllocate(c *compound) uint32 { return fallocateOp(c, 0) }
+
+func opDeallocate(c *compound) uint32 {
+	return fallocateOp(c, unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE)
+}
+
+// copyArgs are the common part of COPY and CLONE: the source is the saved
+// filehandle, the destination the current one.
+type copyArgs struct {
+	src, dst       nfs4.Stateid
+	srcOff, dstOff uint64
+	count          uint64
+}
+
+// copyTargets checks both files and returns the source's read descriptor
+// and the destination's write descriptor.
+func (c *compound) copyTargets(a *copyArgs) (int, int, uint32) {
+	if c.sfh == nil || c.cfh == nil {
+		return -1, -1, nfs4.ErrNofilehandle
+	}
+	if c.sfh.exp == nil || c.cfh.exp == nil {
+		return -1, -1, nfs4.ErrIsdir
+	}
+	var st unix.Stat_t
+	saved := c.cfh
+	c.cfh = c.sfh
+	srcFD, s := c.readTarget(a.src, &st)
+	c.cfh = saved
+	if s != nfs4.OK {
+		return -1, -1, s
+	}
+	if a.srcOff > uint64(st.Size) {
+		return -1, -1, nfs4.ErrInval
+	}
+	dstFD, s := c.writeTarget(a.dst)
+	if s != nfs4.OK {
+		return -1, -1, s
+	}
+	if a.count == 0 || a.srcOff+a.count > uint64(st.Size) || a.srcOff+a.count < a.srcOff {
+		a.count = uint64(st.Size) - a.srcOff
+	}
+	return srcFD, dstFD, nfs4.OK
+}
+
+func decodeCopyArgs(d *xdr.Decoder) copyArgs {
+	var a copyArgs
+	a.src = nfs4.DecodeStateid(d)
+	a.dst = nfs4.DecodeStateid(d)
+	a.srcOff, a.dstOff, a.count = d.Uint64(), d.Uint64(), d.Uint64()
+	return a
+}
+
+func opCopy(c *compound) uint32 {
+	a := decodeCopyArgs(c.d)
+	c.d.Bool() // consecutive: always
+	c.d.Bool() // synchronous: always
+	remote := c.d.ArrayLen(16, 4)
+	for i := 0; i < remote; i++ {
+		switch c.d.Uint32() {
+		case 1, 2:
+			c.d.String(nfs4.OpaqueLimit)
+		case 3:
+			c.d.String(nfs4.OpaqueLimit)
+			c.d.String(nfs4.OpaqueLimit)
+		default:
+			c.d.Fail(xdr.ErrTooLong)
+		}
+	}
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if remote > 0 {
+		return nfs4.ErrNotsupp // inter-server copy
+	}
+	src, dst, s := c.copyTargets(&a)
+	if s != nfs4.OK {
+		return s
+	}
+	n, err := c.s.io.CopyRange(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count))
+	if err != nil && n == 0 {
+		return errno(err)
+	}
+	e := c.e
+	e.Uint32(0) // no callback id: the copy is done
+	e.Uint64(uint64(n))
+	e.Uint32(nfs4.Unstable4)
+	e.Fixed(c.s.bootVer[:])
+	e.Bool(true)
+	e.Bool(true)
+	return nfs4.OK
+}
+
+func opClone(c *compound) uint32 {
+	a := decodeCopyArgs(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	whole := a.count == 0
+	src, dst, s := c.copyTargets(&a)
+	if s != nfs4.OK {
+		return s
+	}
+	if whole {
+		a.count = 0 // FICLONERANGE: 0 means to EOF
+	}
+	if err := c.s.io.Clone(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count)); err != nil {
+		switch err {
+		case unix.EOPNOTSUPP, unix.ENOTTY, unix.EXDEV:
+			return nfs4.ErrNotsupp
+		}
+		return errno(err)
+	}
+	return nfs4.OK
+}
+
+func opOffload(c *compound) uint32 {
+	nfs4.DecodeStateid(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	return nfs4.ErrBadStateid
+}
