@@ -47,8 +47,8 @@ func EncodeReaddir(e *xdr.Encoder, cookie uint64, verf [nfs4.VerifierSize]byte, 
 	bm.Encode(e)
 }
 
-// OpenArgs are the OPEN arguments the client supports: no create, share
-// deny none, CLAIM_NULL (Name set) or CLAIM_FH (Name empty).
+// OpenArgs are the OPEN arguments the client supports: CLAIM_NULL (Name
+// set) or CLAIM_FH (Name empty), with or without create.
 type OpenArgs struct {
 	Access   uint32 // OPEN4_SHARE_ACCESS_* (want bits allowed)
 	Deny     uint32
@@ -56,9 +56,14 @@ type OpenArgs struct {
 	Owner    []byte
 	Name     string
 	ClaimFH  bool
+
+	Create     bool                    // OPEN4_CREATE
+	CreateMode uint32                  // nfs4.Create* (UNCHECKED4 ... EXCLUSIVE4_1)
+	Attrs      *Attrs                  // createattrs (UNCHECKED4, GUARDED4, EXCLUSIVE4_1); nil: none
+	Verifier   [nfs4.VerifierSize]byte // EXCLUSIVE4 and EXCLUSIVE4_1
 }
 
-// EncodeOpen writes OPEN without create.
+// EncodeOpen writes OPEN, with createhow4 when a.Create is set.
 func EncodeOpen(e *xdr.Encoder, a *OpenArgs) {
 	e.Uint32(nfs4.OpOpen)
 	e.Uint32(0) // seqid, ignored in 4.1
@@ -66,7 +71,7 @@ func EncodeOpen(e *xdr.Encoder, a *OpenArgs) {
 	e.Uint32(a.Deny)
 	e.Uint64(a.ClientID)
 	e.Opaque(a.Owner)
-	e.Uint32(nfs4.OpenNoCreate)
+	encodeOpenHow(e, a)
 	if a.ClaimFH {
 		e.Uint32(nfs4.ClaimFH)
 		return
@@ -122,4 +127,31 @@ func EncodeTestStateid(e *xdr.Encoder, sids []nfs4.Stateid) {
 func EncodeFreeStateid(e *xdr.Encoder, sid nfs4.Stateid) {
 	e.Uint32(nfs4.OpFreeStateid)
 	sid.Encode(e)
+}
+
+// encodeOpenHow writes openflag4.
+func encodeOpenHow(e *xdr.Encoder, a *OpenArgs) {
+	if !a.Create {
+		e.Uint32(nfs4.OpenNoCreate)
+		return
+	}
+	e.Uint32(nfs4.OpenCreate)
+	e.Uint32(a.CreateMode)
+	switch a.CreateMode {
+	case nfs4.CreateExclusive:
+		e.Fixed(a.Verifier[:])
+	case nfs4.CreateExclusive41:
+		e.Fixed(a.Verifier[:])
+		encodeAttrsOrEmpty(e, a.Attrs)
+	default:
+		encodeAttrsOrEmpty(e, a.Attrs)
+	}
+}
+
+// encodeAttrsOrEmpty writes a fattr4, an empty one for nil.
+func encodeAttrsOrEmpty(e *xdr.Encoder, a *Attrs) {
+	if a == nil {
+		a = &Attrs{}
+	}
+	EncodeFattr(e, a)
 }

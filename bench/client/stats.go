@@ -15,6 +15,8 @@ type Stats struct {
 	ReadPlusHoleBytes uint64 // bytes zero-filled from HOLE segments
 	ReadPlusSegments  uint64
 	ReadPlusDelivered uint64 // bytes delivered to callers (data + holes)
+
+	WriteBytes uint64 // data the server acknowledged writing
 }
 
 type counters struct {
@@ -25,6 +27,7 @@ type counters struct {
 	readPlusHole      atomic.Uint64
 	readPlusSegs      atomic.Uint64
 	readPlusDelivered atomic.Uint64
+	writeBytes        atomic.Uint64
 }
 
 // Stats returns the client's totals so far.
@@ -40,5 +43,6 @@ func (c *Client) Stats() Stats {
 		ReadPlusHoleBytes: c.stats.readPlusHole.Load(),
 		ReadPlusSegments:  c.stats.readPlusSegs.Load(),
 		ReadPlusDelivered: c.stats.readPlusDelivered.Load(),
+		WriteBytes:        c.stats.writeBytes.Load(),
 	}
 }
