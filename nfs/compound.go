@@ -79,12 +79,13 @@ func (s *Server) compound(conn *Conn, cl *call, d *xdr.Decoder, rec []byte, rep 
 		e.Truncate(rep.bodyPos)
 		req := rep.replayReq
 		rep.replayReq = nil
-		rd := xdr.NewDecoder(req)
+		rd := &rep.dec
+		rd.Reset(req)
 		if old, ok := decodeCall(rd); ok {
 			s.compoundBody(conn, old.cred, rd, rep, true)
 		}
 	case rep.slot != nil && len(rep.Reads) > 0:
-		rep.request = append([]byte(nil), rec...)
+		s.state.keepRequest(rep, rec)
 	}
 }
 
@@ -98,7 +99,8 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, rep *Reply,
 	if d.Err() != nil {
 		return false
 	}
-	c := &compound{s: s, conn: conn, cred: cred, minor: minor, d: d, e: e, rep: rep, nops: n,
+	c := &rep.cmp
+	*c = compound{s: s, conn: conn, cred: cred, minor: minor, d: d, e: e, rep: rep, nops: n,
 		replay: replay, maxResp: s.MaxRecord()}
 	statusPos := e.Reserve()
 	e.Opaque(tag)

@@ -152,10 +152,10 @@ func opReadPlus(c *compound) uint32 {
 // planSegments cuts [off, off+n) into DATA and HOLE segments.
 func (c *compound) planSegments(fd int, st *unix.Stat_t, off, n int64) []extent {
 	cfh := c.cfh
-	var buf [32]extent
 	cfh.mu.Lock()
-	raw := cfh.extent.extents(fd, st, off, off+n, buf[:0])
+	raw := cfh.extent.extents(fd, st, off, off+n, c.rep.extents[:0])
 	cfh.mu.Unlock()
+	c.rep.extents = raw[:0]
 	return mergeSegments(raw)
 }
 

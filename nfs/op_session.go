@@ -316,21 +316,22 @@ func (c *compound) takeSlot(sess *session, slotID, seq uint32) uint32 {
 	case sl.seq + 1:
 		sl.seq = seq
 		sl.inUse = true
-		sl.reply, sl.request = sl.reply[:0], nil
+		sl.cached = cacheNone
 		c.rep.slot, c.rep.sess, c.rep.slotSeq = sl, sess, seq
 		return nfs4.OK
 	case sl.seq:
-		if sl.inUse {
+		// Retransmits are rare: copying what the slot keeps is fine here,
+		// and keeps it safe from the slot's next request.
+		switch {
+		case sl.inUse:
 			return nfs4.ErrDelay
-		}
-		if sl.request != nil {
-			c.rep.replayReq = sl.request
-			return nfs4.OK
-		}
-		if len(sl.reply) == 0 {
+		case sl.cached == cacheRequest:
+			c.rep.replayReq = append([]byte(nil), sl.request...)
+		case sl.cached == cacheReply:
+			c.rep.replayBody = append([]byte(nil), sl.reply...)
+		default:
 			return nfs4.ErrRetryUncachedRep
 		}
-		c.rep.replayBody = append([]byte(nil), sl.reply...)
 		return nfs4.OK
 	}
 	return nfs4.ErrSeqMisordered

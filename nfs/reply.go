@@ -46,17 +46,22 @@ type Reply struct {
 	// Drop means there is nothing to send.
 	Drop bool
 
-	markPos int // record marker
-	bodyPos int // start of the COMPOUND result, for the reply cache
-	slot    *slot
-	sess    *session
-	slotSeq uint32
-	request []byte // copy of the request, kept only for caching by re-execution
+	markPos     int // record marker
+	bodyPos     int // start of the COMPOUND result, for the reply cache
+	slot        *slot
+	sess        *session
+	slotSeq     uint32
+	keptRequest bool // the slot keeps the request, for re-execution
 	// replayBody or replayReq is set by SEQUENCE on a retransmit.
 	replayBody []byte
 	replayReq  []byte
-	xid        uint32
-	readErrs   int
+
+	// Scratch kept with the pooled reply so a request allocates nothing.
+	dec      xdr.Decoder
+	cmp      compound
+	extents  []extent
+	xid      uint32
+	readErrs int
 }
 
 // NewReply returns an empty reply.
@@ -72,7 +77,7 @@ func (r *Reply) Reset() {
 	r.Close, r.Drop = false, false
 	r.markPos, r.bodyPos = 0, 0
 	r.replayBody, r.replayReq = nil, nil
-	r.slot, r.sess, r.slotSeq, r.request, r.xid, r.readErrs = nil, nil, 0, nil, 0, 0
+	r.slot, r.sess, r.slotSeq, r.keptRequest, r.xid, r.readErrs = nil, nil, 0, false, 0, 0
 }
 
 // CompleteRead hands the engine's data for Reads[i] to the reply. data may be

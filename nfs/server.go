@@ -18,7 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
-	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // Export is one exported directory.
@@ -223,7 +222,8 @@ func newExport(id int, e Export) (*export, error) {
 // Handle processes one RPC record. See Handler.
 func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 	rep.markPos = rep.Enc.Reserve()
-	d := xdr.NewDecoder(rec)
+	d := &rep.dec
+	d.Reset(rec)
 	call, ok := decodeCall(d)
 	if !ok {
 		// Not even a call header: there is no xid to answer to.

@@ -64,10 +64,20 @@ type slot struct {
 	inUse bool
 	// A finished request leaves either its encoded COMPOUND result (reply)
 	// or, when the reply carried file data, the request itself to run again
-	// (request): re-reading is cheaper than caching megabytes per slot.
+	// (request): re-reading is cheaper than caching megabytes per slot. The
+	// buffers are reused from request to request.
+	cached  slotCache
 	reply   []byte
 	request []byte
 }
+
+type slotCache int
+
+const (
+	cacheNone slotCache = iota
+	cacheReply
+	cacheRequest
+)
 
 // openState is the state behind an open or a lock stateid. A lock
 // stateid (lock != nil) takes its access from the open it came from.
@@ -162,12 +172,23 @@ func (t *stateTable) finishSlot(rep *Reply) {
 		return
 	}
 	sl.inUse = false
-	sl.reply, sl.request = sl.reply[:0], nil
-	if rep.request != nil {
-		sl.request = rep.request
+	if rep.keptRequest {
+		sl.cached = cacheRequest
 		return
 	}
-	sl.reply = append(sl.reply, rep.Enc.Header()[rep.bodyPos:]...)
+	sl.reply = append(sl.reply[:0], rep.Enc.Header()[rep.bodyPos:]...)
+	sl.cached = cacheReply
+}
+
+// keepRequest copies a request whose reply carries file data into its
+// slot, to re-execute on a retransmit.
+func (t *stateTable) keepRequest(rep *Reply, rec []byte) {
+	rep.sess.mu.Lock()
+	defer rep.sess.mu.Unlock()
+	if rep.slot.seq == rep.slotSeq {
+		rep.slot.request = append(rep.slot.request[:0], rec...)
+		rep.keptRequest = true
+	}
 }
 
 // stateStatus checks a stateid against node n for I/O, per RFC 8881
