@@ -430,6 +430,9 @@ func (g *gateConn) stall() {
 // gets its data once it reads again.
 func TestSlowReader(t *testing.T) {
 	forEach(t, func(t *testing.T, v variant) {
+		// Fewer requests allowed in flight than the client sends, so the
+		// engine has to stop receiving from it, as well as hold replies.
+		v.opts.MaxInFlight = 8
 		f := start(t, v)
 		ctx := ctxT(t)
 		nc, err := net.Dial("tcp", f.addr)

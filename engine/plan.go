@@ -13,10 +13,7 @@ import (
 type dioMode int
 
 const (
-	// dioAuto uses O_DIRECT only for reads of at least dioAutoMin bytes:
-	// on a page-cache-hot file buffered reads are cheaper (no block I/O at
-	// all), and O_DIRECT only pays off for large streaming reads where it
-	// saves the page-cache copy and keeps big files from evicting small ones.
+	// dioAuto is the default: buffered reads (see autoDirect for why).
 	dioAuto dioMode = iota
 	// dioOn uses O_DIRECT whenever the file has a direct descriptor and the
 	// request is aligned, or large enough (dioMin) to widen to alignment.
@@ -30,18 +27,18 @@ const (
 	// O_DIRECT read: below it the extra bytes read cost more than the copy
 	// a buffered read makes.
 	dioMin = 32 << 10
-	// dioAutoMin is the smallest read dioAuto sends to O_DIRECT. Measured on
-	// the development VM (README of engine, BenchmarkEngines): buffered reads
-	// of cached files beat O_DIRECT at every size there, so auto only uses
-	// O_DIRECT for reads of at least 1 MiB... and see autoDirect.
+	// dioAutoMin is the smallest read dioAuto would send to O_DIRECT, were
+	// autoDirect on.
 	dioAutoMin = 1 << 20
 )
 
-// autoDirect says whether dioAuto uses O_DIRECT at all. It is off: on the
-// machines measured, O_DIRECT of a cached file was several times slower than
-// a buffered read even at 1 MiB (the page cache serves buffered reads from
-// memory, while O_DIRECT always goes to the device). Turn DirectIO to "on"
-// for data sets much larger than memory.
+// autoDirect says whether dioAuto uses O_DIRECT at all. It is off because
+// of measurement (BenchmarkEngines, 2-vCPU VM, virtio disk, file in the page
+// cache): sequential 1 MiB READs ran at 1745 MB/s buffered against 429 MB/s
+// with O_DIRECT, and 4 KiB random reads at 48.8k against 29.6k ops/s. A
+// buffered read of a cached file never touches the device; O_DIRECT always
+// does. DirectIO "on" is for data sets much larger than memory, where
+// streaming through the page cache only evicts hotter data.
 const autoDirect = false
 
 func parseDIO(s string) (dioMode, error) {
