@@ -7,9 +7,8 @@ import (
 
 // Limits on what a COMPOUND may carry before a session says otherwise.
 const (
-	maxTag          = 1024
-	maxOpsNoSession = 16
-	maxOpsHard      = 1024
+	maxTag     = 1024
+	maxOpsHard = 1024
 )
 
 // compound is the state of one COMPOUND being executed.
@@ -27,7 +26,6 @@ type compound struct {
 	hasCur     bool
 	hasSaved   bool
 	sess       *session
-	opIndex    int
 	nops       int
 	replay     bool // re-executing a cached request: SEQUENCE leaves the slot alone
 	keepResult bool // a failing op's result body stays (e.g. LOCK denied)
@@ -119,7 +117,6 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, rep *Reply,
 // number of results encoded.
 func (c *compound) run() (uint32, int) {
 	for i := 0; i < c.nops; i++ {
-		c.opIndex = i
 		op := c.d.Uint32()
 		if c.d.Err() != nil {
 			return c.fail(nfs4.OpIllegal, nfs4.ErrBadXDR), i + 1

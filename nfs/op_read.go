@@ -97,7 +97,7 @@ func opRead(c *compound) uint32 {
 	countPos := e.Reserve()
 	e.Patch(countPos, uint32(n))
 	if n > 0 {
-		c.rep.addRead(fd, c.directFor(n), 0, int64(off), n, size)
+		c.rep.addRead(fd, c.directFor(n), 0, int64(off), n)
 		c.rep.addSeg(countPos, eofPos, 0, n)
 	}
 	return nfs4.OK
@@ -145,7 +145,7 @@ func opReadPlus(c *compound) uint32 {
 	}
 	segs := c.planSegments(fd, &st, int64(off), int64(n))
 	e.Uint32(uint32(len(segs)))
-	c.encodeSegments(fd, segs, eofPos, size)
+	c.encodeSegments(fd, segs, eofPos)
 	return nfs4.OK
 }
 
@@ -182,7 +182,7 @@ func mergeSegments(raw []extent) []extent {
 
 // encodeSegments writes the segments and plans the reads that fill the
 // DATA ones: one read per group of data runs closer than maxReadGap.
-func (c *compound) encodeSegments(fd int, segs []extent, eofPos int, size int64) {
+func (c *compound) encodeSegments(fd int, segs []extent, eofPos int) {
 	e := c.e
 	for i := 0; i < len(segs); {
 		s := segs[i]
@@ -200,7 +200,7 @@ func (c *compound) encodeSegments(fd int, segs []extent, eofPos int, size int64)
 		}
 		last := segs[j-1]
 		start := s.off
-		c.rep.addRead(fd, c.directFor(int(last.end-start)), 0, start, int(last.end-start), size)
+		c.rep.addRead(fd, c.directFor(int(last.end-start)), 0, start, int(last.end-start))
 		for k := i; k < j; k++ {
 			r := segs[k]
 			if r.hole {

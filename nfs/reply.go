@@ -19,8 +19,7 @@ type Read struct {
 	// Align is the O_DIRECT alignment for Direct (0 when unknown).
 	Align int
 
-	first, last int   // the reply's segs this read fills
-	size        int64 // file size when the reply was encoded
+	first, last int // the reply's segs this read fills
 }
 
 // readSeg is one borrowed piece of a reply filled from part of a Read's
@@ -57,11 +56,10 @@ type Reply struct {
 	replayReq  []byte
 
 	// Scratch kept with the pooled reply so a request allocates nothing.
-	dec      xdr.Decoder
-	cmp      compound
-	extents  []extent
-	xid      uint32
-	readErrs int
+	dec     xdr.Decoder
+	cmp     compound
+	extents []extent
+	xid     uint32
 }
 
 // NewReply returns an empty reply.
@@ -77,7 +75,7 @@ func (r *Reply) Reset() {
 	r.Close, r.Drop = false, false
 	r.markPos, r.bodyPos = 0, 0
 	r.replayBody, r.replayReq = nil, nil
-	r.slot, r.sess, r.slotSeq, r.keptRequest, r.xid, r.readErrs = nil, nil, 0, false, 0, 0
+	r.slot, r.sess, r.slotSeq, r.keptRequest, r.xid = nil, nil, 0, false, 0
 }
 
 // CompleteRead hands the engine's data for Reads[i] to the reply. data may be
@@ -110,9 +108,9 @@ func (r *Reply) Iovecs() [][]byte {
 
 // addRead plans a read of n bytes at off; addSeg then places parts of it
 // in the reply.
-func (r *Reply) addRead(fd, direct, align int, off int64, n int, size int64) {
+func (r *Reply) addRead(fd, direct, align int, off int64, n int) {
 	r.Reads = append(r.Reads, Read{FD: fd, Direct: direct, Align: align, Off: off, Len: n,
-		first: len(r.segs), last: len(r.segs), size: size})
+		first: len(r.segs), last: len(r.segs)})
 }
 
 // addSeg borrows a piece for n bytes at offset off of the last planned read.
