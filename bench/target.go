@@ -1,0 +1,120 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"path"
+	"syscall"
+
+	"github.com/nfsd-uring/nfsd-uring/bench/client"
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+)
+
+// Target is one server under test.
+type Target struct {
+	Name      string // label in tables; default the address
+	Addr      string // HOST:PORT
+	Export    string // path of the export from the server's root
+	LocalDir  string // the export's directory on this machine, if local
+	ServerPID int    // server process for CPU accounting; 0: unknown
+
+	conns []*client.Client
+	dir   []byte // handle of the benchmark directory
+}
+
+// Label is the target's name in output.
+func (t *Target) Label() string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return t.Addr
+}
+
+// Connect opens n connections (one session each) and finds or makes the
+// benchmark directory sub under the export.
+func (t *Target) Connect(ctx context.Context, cfg *Config) error {
+	for range cfg.Conns {
+		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1})
+		if err != nil {
+			t.Close()
+			return dialError(t.Addr, err)
+		}
+		t.conns = append(t.conns, c)
+	}
+	root, err := t.conns[0].LookupPath(ctx, t.Export)
+	if err != nil {
+		t.Close()
+		return lookupError(t, t.Export, err)
+	}
+	t.dir, err = lookupOrMkdir(ctx, t.conns[0], root, cfg.Dir)
+	if err != nil {
+		t.Close()
+		return lookupError(t, path.Join(t.Export, cfg.Dir), err)
+	}
+	return nil
+}
+
+// Close ends every connection.
+func (t *Target) Close() {
+	for _, c := range t.conns {
+		c.Close()
+	}
+	t.conns = nil
+}
+
+// Conn returns connection i modulo the count.
+func (t *Target) Conn(i int) *client.Client { return t.conns[i%len(t.conns)] }
+
+// Stats sums the connections' counters.
+func (t *Target) Stats() client.Stats {
+	var s client.Stats
+	for _, c := range t.conns {
+		x := c.Stats()
+		s.BytesSent += x.BytesSent
+		s.BytesReceived += x.BytesReceived
+		s.ReadBytes += x.ReadBytes
+		s.ReadPlusDelivered += x.ReadPlusDelivered
+		s.WriteBytes += x.WriteBytes
+	}
+	return s
+}
+
+func lookupOrMkdir(ctx context.Context, c *client.Client, dir []byte, name string) ([]byte, error) {
+	fh, err := c.Lookup(ctx, dir, name)
+	if client.IsStatus(err, nfs4.ErrNoent) {
+		fh, err = c.Mkdir(ctx, dir, name, 0o755)
+		if client.IsStatus(err, nfs4.ErrExist) {
+			fh, err = c.Lookup(ctx, dir, name)
+		}
+	}
+	return fh, err
+}
+
+func dialError(addr string, err error) error {
+	var op *net.OpError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("server %s unreachable: connection refused (is it running on that port?)", addr)
+	case errors.As(err, &op):
+		return fmt.Errorf("server %s unreachable: %w", addr, err)
+	}
+	var re *client.RPCError
+	if errors.As(err, &re) && re.Denied {
+		return fmt.Errorf("server %s denied the call (AUTH_SYS credentials rejected?): %w", addr, err)
+	}
+	return fmt.Errorf("server %s: NFSv4.1+ session setup failed: %w", addr, err)
+}
+
+func lookupError(t *Target, p string, err error) error {
+	switch {
+	case client.IsStatus(err, nfs4.ErrNoent):
+		return fmt.Errorf("export not found: %s has no %q (%w)", t.Addr, p, err)
+	case client.IsStatus(err, nfs4.ErrAccess), client.IsStatus(err, nfs4.ErrPerm), client.IsStatus(err, nfs4.ErrWrongsec):
+		return fmt.Errorf("permission denied on %s:%s (%w)", t.Addr, p, err)
+	case client.IsStatus(err, nfs4.ErrRofs):
+		return fmt.Errorf("%s:%s is read-only; nfsbench needs to write its files (%w)", t.Addr, p, err)
+	}
+	return fmt.Errorf("%s:%s: %w", t.Addr, p, err)
+}
