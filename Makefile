@@ -30,8 +30,12 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 
+# test: everything once, then the end-to-end suite again on the io_uring
+# engine, so both engines pass the same integration tests.
 test:
-	$(GO) vet ./... && $(GO) test -race ./...
+	$(GO) vet ./...
+	$(GO) test -race ./...
+	NFSD_ENGINE=uring $(GO) test -race -count=1 ./e2e
 
 # e2e: real Linux 6.12 NFS client in qemu (TCG) against the server on
 # 127.0.0.1 (vers=4.2 with READ_PLUS, then 4.1). See e2e/kernel/run.sh.

@@ -36,6 +36,15 @@ const (
 	k32 = 32 << 10
 )
 
+// testEngine is the engine the in-process tests run on: NFSD_ENGINE
+// (uring or portable; make test runs the suite once with each).
+func testEngine() string {
+	if e := os.Getenv("NFSD_ENGINE"); e != "" {
+		return e
+	}
+	return "portable"
+}
+
 // startServer builds the export and serves it until the test ends.
 func startServer(t *testing.T) *fixture {
 	t.Helper()
@@ -49,7 +58,10 @@ func startServer(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.NewPortable(srv, engine.Options{})
+	eng, err := engine.New(testEngine(), srv, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- eng.Serve(ln) }()
 	t.Cleanup(func() {
