@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -25,20 +26,26 @@ type variant struct {
 }
 
 // variants are every engine in Names, plus the io_uring engine forced to
-// O_DIRECT so the widened-read path is exercised on real files.
+// O_DIRECT so the widened-read path is exercised on real files, and with
+// two loops so connections are spread.
 func variants() []variant {
 	var vs []variant
 	for _, n := range Names {
 		vs = append(vs, variant{name: n})
 	}
-	return append(vs, variant{name: "uring", opts: Options{DirectIO: "on"}})
+	return append(vs, variant{name: "uring", opts: Options{DirectIO: "on"}},
+		variant{name: "uring", opts: Options{Cores: 2}})
 }
 
 func (v variant) label() string {
+	s := v.name
 	if v.opts.DirectIO != "" {
-		return v.name + "-dio-" + v.opts.DirectIO
+		s += "-dio-" + v.opts.DirectIO
 	}
-	return v.name
+	if v.opts.Cores > 1 {
+		s += fmt.Sprintf("-cores%d", v.opts.Cores)
+	}
+	return s
 }
 
 // forEach runs f as a subtest per variant, skipping io_uring where the

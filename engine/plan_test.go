@@ -105,3 +105,22 @@ func TestAssemblerLimit(t *testing.T) {
 		t.Fatalf("got %v, want ErrRecordTooBig", err)
 	}
 }
+
+// TestAdvance walks a reply's iovecs forward by short sends.
+func TestAdvance(t *testing.T) {
+	r := &ureq{}
+	r.parts = [][]byte{[]byte("head"), {}, []byte("data"), []byte("pad")}
+	steps := []struct {
+		n    int
+		more bool
+		next string
+	}{{2, true, "ad"}, {2, true, "data"}, {5, true, "ad"}, {2, false, ""}}
+	for _, s := range steps {
+		if more := r.advance(s.n); more != s.more {
+			t.Fatalf("advance(%d) = %v", s.n, more)
+		}
+		if s.more && string(r.parts[0]) != s.next {
+			t.Fatalf("advance(%d): next %q, want %q", s.n, r.parts[0], s.next)
+		}
+	}
+}
