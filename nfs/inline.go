@@ -1,0 +1,52 @@
+package nfs
+
+import (
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// Inline reports whether a record may be handled on an event loop's own
+// thread: a COMPOUND made only of operations that never block for long
+// (no path walk, no open, no fsync, no directory read) — the data path of
+// SEQUENCE, PUTFH, READ, READ_PLUS, GETATTR and friends. Everything else
+// (and anything this quick scan cannot read) should go to a worker, so a
+// slow metadata operation never stalls other connections. It decodes only
+// the operation numbers and skips their fixed-shape arguments.
+func (s *Server) Inline(rec []byte) bool {
+	var d xdr.Decoder
+	d.Reset(rec)
+	if _, ok := decodeCall(&d); !ok || d.Err() != nil {
+		return false
+	}
+	d.Opaque(maxTag)
+	d.Uint32()
+	n := d.ArrayLen(maxOpsHard, 4)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		if !skipInlineOp(&d, d.Uint32()) {
+			return false
+		}
+	}
+	return d.Err() == nil
+}
+
+// skipInlineOp skips the arguments of op if it is one Inline allows.
+func skipInlineOp(d *xdr.Decoder, op uint32) bool {
+	switch op {
+	case nfs4.OpSequence:
+		d.Skip(nfs4.SessionIDSize + 16)
+	case nfs4.OpPutfh:
+		d.Opaque(nfs4.FHSize)
+	case nfs4.OpPutrootfh, nfs4.OpGetfh, nfs4.OpSavefh, nfs4.OpRestorefh:
+	case nfs4.OpRead, nfs4.OpReadPlus:
+		d.Skip(16 + 8 + 4)
+	case nfs4.OpSeek:
+		d.Skip(16 + 8 + 4)
+	case nfs4.OpGetattr:
+		nfs4.DecodeBitmap(d)
+	case nfs4.OpAccess:
+		d.Skip(4)
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,47 @@
+package nfs
+
+import (
+	"testing"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+func TestInline(t *testing.T) {
+	h := newHarness(t)
+	rec := func(build func(e *xdr.Encoder), nops int) []byte {
+		e := xdr.NewEncoder(256)
+		callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+		e.String("")
+		e.Uint32(2)
+		e.Uint32(uint32(nops))
+		build(e)
+		return e.AppendTo(nil)
+	}
+	read := rec(func(e *xdr.Encoder) {
+		h.sequence(e)
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(make([]byte, 20))
+		e.Uint32(nfs4.OpRead)
+		nfs4.AnonStateid.Encode(e)
+		e.Uint64(0)
+		e.Uint32(4096)
+		e.Uint32(nfs4.OpGetattr)
+		nfs4.BitmapOf(nfs4.AttrSize).Encode(e)
+	}, 4)
+	lookup := rec(func(e *xdr.Encoder) {
+		h.sequence(e)
+		e.Uint32(nfs4.OpPutrootfh)
+		e.Uint32(nfs4.OpLookup)
+		e.String("x")
+	}, 3)
+	if !h.s.Inline(read) {
+		t.Error("SEQUENCE+PUTFH+READ+GETATTR not inline")
+	}
+	if h.s.Inline(lookup) {
+		t.Error("LOOKUP inline")
+	}
+	if h.s.Inline(read[:len(read)-3]) || h.s.Inline(nil) || h.s.Inline([]byte{1, 2, 3}) {
+		t.Error("truncated or garbage record inline")
+	}
+}
