@@ -45,3 +45,18 @@ e2e:
 # e2e-probe: boot the guest and check the guestfwd path, no server needed.
 e2e-probe:
 	bash e2e/kernel/probe.sh
+
+# nfsbench: build the load generator (bin/nfsbench). See BENCHMARKS.md.
+.PHONY: nfsbench bench-peer bench-peer-stop
+nfsbench:
+	$(GO) build -o bin/nfsbench ./cmd/nfsbench
+
+# bench-peer: start NFS-Ganesha 4.3 (apt: nfs-ganesha nfs-ganesha-vfs) on
+# 127.0.0.1:$(PEER_PORT), exporting $(PEER_DIR) as /export; bench-peer-stop
+# stops it.
+PEER_DIR ?= /tmp/nfsbench-ganesha/export
+PEER_PORT ?= 22049
+bench-peer:
+	bash bench/peer/ganesha.sh start $(PEER_DIR) $(PEER_PORT)
+bench-peer-stop:
+	bash bench/peer/ganesha.sh stop

@@ -163,7 +163,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-
 func TestTableOutput(t *testing.T) {
 	addr, dir := startServer(t)
 	cfg := tinyConfig()

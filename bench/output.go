@@ -111,6 +111,10 @@ func WriteRatios(w io.Writer, results []*Result, a, b string) {
 			continue
 		}
 		x, y := p[0], p[1]
+		if x.Error != "" || y.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\n", k, "(failed)")
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", k, ratio(x.MBPerSec, y.MBPerSec), ratio(x.OpsPerSec, y.OpsPerSec),
 			ratio(x.ClientCPUSeconds, y.ClientCPUSeconds), ratioPtr(x.ServerCPUPerGiB, y.ServerCPUPerGiB), ratioPtr(x.ServerCPUPerOpUS, y.ServerCPUPerOpUS))
 	}

@@ -1,0 +1,215 @@
+// Command nfsbench is the NFSv4.2 load generator of nfsd-uring.
+//
+//	nfsbench <workload> --server HOST:PORT --export PATH [options]
+//
+// Workloads: readmatrix, randread, ior-easy, ior-hard, mdtest-easy,
+// mdtest-hard, io500. See BENCHMARKS.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/bench"
+)
+
+var workloads = map[string]bench.Builder{
+	"readmatrix":  bench.ReadMatrix,
+	"randread":    bench.RandRead,
+	"ior-easy":    bench.IOREasy,
+	"ior-hard":    bench.IORHard,
+	"mdtest-easy": bench.MDTestEasy,
+	"mdtest-hard": bench.MDTestHard,
+	"io500":       bench.IO500,
+}
+
+type options struct {
+	cfg             bench.Config
+	main, other     bench.Target
+	size            string
+	layouts, cache  string
+	jsonOut, csvOut string
+	plotOut         string
+	noProgress      bool
+}
+
+func main() {
+	if len(os.Args) < 2 || workloads[os.Args[1]] == nil {
+		usage()
+		os.Exit(2)
+	}
+	name := os.Args[1]
+	o := parseFlags(name, os.Args[2:])
+	if err := run(name, o); err != nil {
+		fmt.Fprintln(os.Stderr, "nfsbench:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: nfsbench readmatrix|randread|ior-easy|ior-hard|mdtest-easy|mdtest-hard|io500 --server HOST:PORT --export PATH [options]")
+	fmt.Fprintln(os.Stderr, "       nfsbench WORKLOAD -h   for the options")
+}
+
+func parseFlags(name string, args []string) *options {
+	o := &options{}
+	fs := flag.NewFlagSet("nfsbench "+name, flag.ExitOnError)
+	fs.StringVar(&o.main.Addr, "server", "", "server HOST:PORT (required)")
+	fs.StringVar(&o.main.Export, "export", "/", "export path from the server's root (pseudo-fs path)")
+	fs.StringVar(&o.main.Name, "name", "", "label of --server in output (default HOST:PORT)")
+	fs.StringVar(&o.main.LocalDir, "local-dir", "", "the export's directory on this machine: files are made on disk, uncached runs evict with posix_fadvise")
+	fs.IntVar(&o.main.ServerPID, "server-pid", 0, "server process id, for server CPU per GiB and per op")
+	fs.StringVar(&o.other.Addr, "compare", "", "second server HOST:PORT, run alternately with --server; ratios printed")
+	fs.StringVar(&o.other.Export, "compare-export", "", "export path on --compare (default: --export)")
+	fs.StringVar(&o.other.Name, "compare-name", "", "label of --compare")
+	fs.StringVar(&o.other.LocalDir, "compare-local-dir", "", "--local-dir of --compare")
+	fs.IntVar(&o.other.ServerPID, "compare-pid", 0, "--server-pid of --compare")
+	fs.IntVar(&o.cfg.Conns, "conns", 1, "connections, one session each")
+	fs.IntVar(&o.cfg.Depth, "depth", 16, "requests in flight per connection")
+	fs.StringVar(&o.size, "size", "1G", "bytes per file (K, M, G suffixes: powers of 2)")
+	rsize := fs.String("rsize", "1M", "READ/READ_PLUS/WRITE size")
+	fs.StringVar(&o.cfg.Dir, "dir", "nfsbench", "benchmark directory under the export")
+	fs.IntVar(&o.cfg.Files, "files", 1000, "mdtest: files per connection")
+	fs.IntVar(&o.cfg.Ops, "ops", 100000, "randread: number of reads")
+	fs.DurationVar(&o.cfg.Stonewall, "stonewall", 0, "bound on each phase (e.g. 30s); 0: none")
+	fs.StringVar(&o.layouts, "layouts", "", "readmatrix: comma-separated files (default all: data,hole,mixed-{4,8,16,32}{d,h})")
+	fs.StringVar(&o.cache, "cache", "uncached,cached", "readmatrix: cache modes to run")
+	fs.BoolVar(&o.cfg.Recreate, "recreate", false, "readmatrix: rewrite the files even if present")
+	fs.BoolVar(&o.cfg.NoVerify, "no-verify", false, "do not check the data read")
+	uid := fs.Uint("uid", 0, "AUTH_SYS uid")
+	gid := fs.Uint("gid", 0, "AUTH_SYS gid")
+	fs.StringVar(&o.jsonOut, "json", "", "write one JSON object per phase to FILE")
+	fs.StringVar(&o.csvOut, "csv", "", "write a CSV row per phase to FILE")
+	fs.StringVar(&o.plotOut, "plot", "", "readmatrix: draw MB/s bars to FILE.png")
+	fs.BoolVar(&o.noProgress, "no-progress", false, "no live progress line even on a terminal")
+	fs.Parse(args)
+	if o.main.Addr == "" {
+		fmt.Fprintln(os.Stderr, "nfsbench: --server is required")
+		os.Exit(2)
+	}
+	o.cfg.Size = mustSize("--size", o.size)
+	o.cfg.RSize = uint32(mustSize("--rsize", *rsize))
+	o.cfg.UID, o.cfg.GID = uint32(*uid), uint32(*gid)
+	o.cfg.Layouts = splitList(o.layouts)
+	o.cfg.Cache = splitList(o.cache)
+	o.cfg.Progress = !o.noProgress
+	o.cfg.Warn = func(s string) { fmt.Fprintln(os.Stderr, "nfsbench:", s) }
+	if o.other.Export == "" {
+		o.other.Export = o.main.Export
+	}
+	return o
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// mustSize parses 4096, 64K, 1M, 1G (powers of 2).
+func mustSize(flagName, s string) int64 {
+	mult := int64(1)
+	switch strings.ToUpper(s[len(s)-1:]) {
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	}
+	if mult > 1 {
+		s = s[:len(s)-1]
+	}
+	var n int64
+	if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 {
+		fmt.Fprintf(os.Stderr, "nfsbench: bad %s %q\n", flagName, s)
+		os.Exit(2)
+	}
+	return n * mult
+}
+
+func run(name string, o *options) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	o.cfg.SetDefaults()
+	targets := []*bench.Target{&o.main}
+	if o.other.Addr != "" {
+		targets = append(targets, &o.other)
+	}
+	for _, t := range targets {
+		dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err := t.Connect(dctx, &o.cfg)
+		cancel()
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+	}
+	r := &bench.Runner{Cfg: &o.cfg, Targets: targets}
+	results, err := r.Run(ctx, workloads[name])
+	report(os.Stdout, name, o, targets, results)
+	if werr := writeFiles(o, results); err == nil {
+		err = werr
+	}
+	if err == nil {
+		err = firstError(results)
+	}
+	return err
+}
+
+func report(w io.Writer, name string, o *options, targets []*bench.Target, results []*bench.Result) {
+	bench.WriteTable(w, results)
+	if len(targets) == 2 {
+		bench.WriteRatios(w, results, targets[0].Label(), targets[1].Label())
+	}
+	if name == "io500" {
+		fmt.Fprintln(w)
+		bench.WriteScores(w, bench.Scores(results))
+	}
+}
+
+func writeFiles(o *options, results []*bench.Result) error {
+	write := func(path string, f func(io.Writer, []*bench.Result) error) error {
+		if path == "" {
+			return nil
+		}
+		out, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := f(out, results); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	return errors.Join(
+		write(o.jsonOut, bench.WriteJSON),
+		write(o.csvOut, bench.WriteCSV),
+		write(o.plotOut, func(w io.Writer, r []*bench.Result) error { return bench.Plot(w, r) }),
+	)
+}
+
+func firstError(results []*bench.Result) error {
+	n := 0
+	for _, r := range results {
+		if r.Error != "" {
+			n++
+		}
+	}
+	if n > 0 {
+		return fmt.Errorf("%d phase(s) failed; see ERROR lines above", n)
+	}
+	return nil
+}
