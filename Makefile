@@ -38,7 +38,8 @@ test:
 	NFSD_ENGINE=uring $(GO) test -race -count=1 ./e2e
 
 # e2e: real Linux 6.12 NFS client in qemu (TCG) against the server on
-# 127.0.0.1 (vers=4.2 with READ_PLUS, then 4.1). See e2e/kernel/run.sh.
+# 127.0.0.1 (vers=4.2 with READ_PLUS, then 4.1): read checks, then write
+# checks and host-side changes (E2E_RW=0: reads only). See e2e/kernel/README.md.
 e2e:
 	ENGINE=$(ENGINE) bash e2e/kernel/e2e.sh
 

@@ -68,7 +68,7 @@ done
 e2e_log "server pid $SPID listening on 127.0.0.1:$PORT (log: $SLOG)"
 
 set +e
-e2e/kernel/run.sh "$PORT" "$EXPORT" "${VERS[@]}"
+E2E_SERVER_LOG=$SLOG e2e/kernel/run.sh "$PORT" "$EXPORT" "${VERS[@]}"
 rc=$?
 set -e
 alive=1

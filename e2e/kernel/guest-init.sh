@@ -5,6 +5,9 @@
 #   e2e_mode=probe|nfs   probe: TCP round trip to 10.0.2.100:2049 only
 #   e2e_vers=4.2,4.1     NFS versions to mount, in order
 #   e2e_deadline=SECS    guest-side watchdog (dump dmesg, power off)
+#   e2e_rw=FLAGS         write checks: "off", or a comma list of the
+#                        optional steps to run (punch,alloc,copy,clone,locks;
+#                        "on" alone = the mandatory steps only)
 #
 # Human-readable output goes to the console (ttyS0). Machine-readable
 # results go to ttyS1, one record per line:
@@ -12,6 +15,7 @@
 #   MOUNT <vers> ok|fail <detail>
 #   M <vers> <manifest line>            same format as e2e_manifest on the host
 #   STAT <vers> <OP> <ops> <errors>     per-op counters from mountstats
+#   (write checks: see guest-rw.sh for WERR, RM, RW, HB, HA, HC, READY...)
 #   ERR <text>
 #   DONE
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
@@ -22,6 +26,10 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /tmp /mnt
+# tmpfs (not the initramfs' rootfs) for the write checks' mirror tree:
+# it supports fallocate punch-hole, hard links, fifos and device nodes.
+mount -t tmpfs -o size=512m tmpfs /tmp
+. /guest-rw.sh
 
 SERVER=10.0.2.100
 GUEST=10.0.2.15
@@ -41,14 +49,17 @@ finish() {
 MODE=nfs
 VERS=4.2
 DEADLINE=300
+RW=off
 for kv in $(cat /proc/cmdline); do
 	case "$kv" in
 	e2e_mode=*) MODE=${kv#e2e_mode=} ;;
 	e2e_vers=*) VERS=$(echo "${kv#e2e_vers=}" | tr ',' ' ') ;;
 	e2e_deadline=*) DEADLINE=${kv#e2e_deadline=} ;;
+	e2e_rw=*) RW=${kv#e2e_rw=} ;;
 	esac
 done
-say "guest up: $(uname -r) mode=$MODE vers=$VERS deadline=${DEADLINE}s uptime=$(cut -d' ' -f1 /proc/uptime)"
+RW_FLAGS=$RW
+say "guest up: $(uname -r) mode=$MODE vers=$VERS rw=$RW deadline=${DEADLINE}s uptime=$(cut -d' ' -f1 /proc/uptime)"
 
 # Guest watchdog: if something hangs, show why before the host kills qemu.
 (
@@ -100,7 +111,8 @@ fi
 manifest() {
 	(
 		cd "$1" || exit 1
-		find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r p; do
+		# ./rw: the write checks' area, checked separately.
+		find . -mindepth 1 | grep -v -e '^\./rw$' -e '^\./rw/' | LC_ALL=C sort | while IFS= read -r p; do
 			if [ -L "$p" ]; then
 				echo "L $p -> $(readlink "$p")"
 			elif [ -d "$p" ]; then
@@ -170,6 +182,17 @@ for v in $VERS; do
 	say "--- /proc/self/mountstats (v$v) ---"
 	cat /proc/self/mountstats
 	opstats "$mnt" | while read -r op n e; do res "STAT $v $op $n $e"; done
+	if [ "$RW" != off ]; then
+		say "=== v$v: write checks in $mnt/rw/v$v (optional steps: $RW) ==="
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		rw_workload "$v" "$mnt"
+		opstats "$mnt" | while read -r op n e; do res "STAT2 $v $op $n $e"; done
+		t1=$(cut -d' ' -f1 /proc/uptime)
+		say "v$v write checks took $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')s"
+		say "=== v$v: host-side changes while mounted ($mnt/rw/host/v$v) ==="
+		rw_reverse "$v" "$mnt"
+		res "RWDONE $v"
+	fi
 	if ! out=$(timeout 60 umount "$mnt" 2>&1); then
 		say "umount v$v failed: $out"
 		res "ERR umount v$v: $out"

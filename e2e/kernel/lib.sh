@@ -100,6 +100,9 @@ e2e_initramfs() {
 		e2e_die "/bin/busybox is not static (install busybox-static)"
 	cp "$E2E_KDIR/guest-init.sh" "$stage/init"
 	chmod 755 "$stage/init"
+	cp "$E2E_KDIR/guest-rw.sh" "$stage/guest-rw.sh"
+	e2e_fshelper
+	cp "$E2E_FSHELPER" "$stage/bin/fshelper"
 	mdir=$E2E_KROOT/lib/modules/$E2E_KVER
 	dep=$mdir/modules.dep
 	# Load order: for each wanted module, its deps (deepest last in
@@ -138,13 +141,23 @@ e2e_initramfs() {
 	rm -rf "$stage"
 }
 
+# e2e_fshelper: build fshelper (static: it runs in the guest and on the
+# host); sets E2E_FSHELPER.
+e2e_fshelper() {
+	E2E_FSHELPER=${E2E_WORK:-$E2E_KDIR/.work}/fshelper
+	mkdir -p "$(dirname "$E2E_FSHELPER")"
+	(cd "$E2E_KDIR" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -ldflags='-s -w' -o "$E2E_FSHELPER" ./fshelper) ||
+		e2e_die "go build e2e/kernel/fshelper failed"
+}
+
 # e2e_manifest DIR: one line per entry below DIR, sorted by path:
 #   D ./path | F ./path SHA256 | L ./path -> TARGET | O ./path
 # The guest init prints exactly the same format for the mounted tree.
+# ./rw (the write checks' area) is left out.
 e2e_manifest() {
 	(
 		cd "$1" || exit 1
-		find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r p; do
+		find . -mindepth 1 | grep -v -e '^\./rw$' -e '^\./rw/' | LC_ALL=C sort | while IFS= read -r p; do
 			if [[ -L $p ]]; then
 				echo "L $p -> $(readlink "$p")"
 			elif [[ -d $p ]]; then
@@ -154,6 +167,33 @@ e2e_manifest() {
 			else
 				echo "O $p"
 			fi
+		done
+	)
+}
+
+# e2e_rw_manifest DIR: the write checks' listing, the same as rw_manifest
+# in guest-rw.sh prints in the guest:
+#   D ./p MODE UID:GID | F ./p SIZE MODE NLINK UID:GID SHA256 | L ./p -> T
+#   P ./p MODE UID:GID (fifo) | C ./p MAJ:MIN MODE UID:GID | O ./p
+#   T ./p MTIME        (extra line for names starting with t-)
+e2e_rw_manifest() {
+	(
+		cd "$1" || exit 1
+		find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r p; do
+			if [[ -L $p ]]; then
+				echo "L $p -> $(readlink "$p")"
+			elif [[ -d $p ]]; then
+				echo "D $p $(stat -c '%a %u:%g' "$p")"
+			elif [[ -f $p ]]; then
+				echo "F $p $(stat -c '%s %a %h %u:%g' "$p") $(sha256sum <"$p" | cut -d' ' -f1)"
+			elif [[ -p $p ]]; then
+				echo "P $p $(stat -c '%a %u:%g' "$p")"
+			elif [[ -c $p ]]; then
+				echo "C $p $(stat -c '%t:%T %a %u:%g' "$p")"
+			else
+				echo "O $p"
+			fi
+			case ${p##*/} in t-*) echo "T $p $(stat -c '%Y' "$p")" ;; esac
 		done
 	)
 }

@@ -15,11 +15,29 @@
 # per guest connection) to 127.0.0.1:PORT. Nothing else is reachable.
 #
 # Environment:
-#   E2E_TIMEOUT  seconds before qemu is killed (default 480)
+#   E2E_TIMEOUT  seconds before qemu is killed (default 300; a pass takes ~80)
 #   E2E_WORK     where logs go (default e2e/kernel/.work)
 #   E2E_MEM      guest memory in MiB (default 1024)
 #   E2E_SMP      guest vCPUs (default 1)
 #   E2E_CACHE    download/unpack cache (default e2e/kernel/.cache)
+#   E2E_RW       write checks after the read checks (default 1; see below)
+#   E2E_PUNCH E2E_ALLOCATE E2E_COPY E2E_CLONE E2E_LOCKS
+#                optional write steps (fallocate punch-hole / DEALLOCATE,
+#                fallocate / ALLOCATE, copy_file_range / COPY, FICLONE /
+#                CLONE, POSIX locks / LOCK, LOCKT, LOCKU); default 1 each
+#   E2E_SERVER_LOG  the server's log, quoted on write-step failures
+#
+# Write checks (E2E_RW=1), per version V, after the read checks: the guest
+# does every write-side operation both in a tmpfs mirror and in
+# EXPORT/rw/vV over NFS (guest-rw.sh), syncs, drops its caches and prints
+# both trees; the host requires mirror == NFS read-back == its own view of
+# EXPORT/rw/vV (sizes, modes, owners, link counts, symlink targets, sha256,
+# chosen mtimes), the punched hole to exist (SEEK_HOLE, on the host and via
+# NFS SEEK on 4.2), and no errors on WRITE/COMMIT/SETATTR/READ_PLUS... in
+# mountstats. Then the reverse: the guest holds EXPORT/rw/host/vV/chg.bin
+# open and says READY V; the host rewrites / renames / removes / creates
+# files there and drops a marker; the guest must see the new contents (first
+# through close-to-open revalidation, then after drop_caches).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,7 +62,7 @@ for v in "${VERS[@]}"; do
 done
 [[ $PORT =~ ^[0-9]+$ ]] || e2e_die "bad port '$PORT'"
 
-TIMEOUT=${E2E_TIMEOUT:-480}
+TIMEOUT=${E2E_TIMEOUT:-300}
 ((TIMEOUT >= 60)) || e2e_die "E2E_TIMEOUT must be at least 60 seconds"
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 mkdir -p "$WORK"
@@ -72,6 +90,66 @@ fi
 # connection and the mount would spin until its timeout.
 (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null || e2e_die "nothing listens on 127.0.0.1:$PORT"
 
+umask 022
+START_EPOCH=$(date +%s)
+RW=
+rw_flags=off
+if [[ -z $PROBE && ${E2E_RW:-1} == 1 ]]; then
+	RW=1
+	rw_flags=on
+	[[ ${E2E_PUNCH:-1} == 1 ]] && rw_flags+=,punch
+	[[ ${E2E_ALLOCATE:-1} == 1 ]] && rw_flags+=,alloc
+	[[ ${E2E_COPY:-1} == 1 ]] && rw_flags+=,copy
+	[[ ${E2E_CLONE:-1} == 1 ]] && rw_flags+=,clone
+	[[ ${E2E_LOCKS:-1} == 1 ]] && rw_flags+=,locks
+	e2e_log "write checks on ($rw_flags): preparing $EXPORT/rw"
+	rm -rf "$EXPORT/rw" "$WORK"/rw-*.manifest "$WORK"/rw-*.diff "$WORK/host-changes.log"
+	mkdir -p "$EXPORT/rw/host"
+	for v in "${VERS[@]}"; do
+		d=$EXPORT/rw/host/v$v
+		mkdir -p "$d/sub"
+		head -c 100000 /dev/urandom >"$d/chg.bin"
+		printf 'old repl %s\n' "$v" >"$d/repl.txt"
+		printf 'keep\n' >"$d/keep.txt"
+		printf 'gone\n' >"$d/gone.txt"
+		printf 'renamed\n' >"$d/ren-old.txt"
+		printf 'sub\n' >"$d/sub/s.txt"
+		e2e_rw_manifest "$d" >"$WORK/rw-host-before-$v.manifest"
+	done
+	sync
+fi
+
+# rw_host_change V: what the host does to EXPORT/rw/host/vV once the guest
+# says READY V (the guest has chg.bin open and cached).
+rw_host_change() {
+	local v=$1 d=$EXPORT/rw/host/v$1
+	head -c 150001 /dev/urandom >"$d/chg.bin" # same inode, new size + data
+	printf 'new repl %s\n' "$v" >"$d/repl.tmp"
+	mv -f "$d/repl.tmp" "$d/repl.txt" # atomic replace: new inode
+	rm -f "$d/gone.txt"
+	mv "$d/ren-old.txt" "$d/ren-new.txt"
+	printf 'fresh\n' >"$d/sub/fresh.txt"
+	chmod 600 "$d/keep.txt"
+	mkdir "$d/newdir"
+	sync
+	e2e_rw_manifest "$d" >"$WORK/rw-host-after-$v.manifest"
+	: >"$EXPORT/rw/host/go-v$v"
+}
+
+# The host side of the reverse check: runs during the boot, polls the
+# results port for READY V.
+rw_watch() {
+	local v i
+	for v in "${VERS[@]}"; do
+		for ((i = 0; ; i++)); do
+			tr -d '\r' <"$RESULTS" 2>/dev/null | grep -qxF "READY $v" && break
+			sleep 0.2
+		done
+		rw_host_change "$v"
+		echo "$(date +%T) v$v: host changed $EXPORT/rw/host/v$v and wrote rw/host/go-v$v" >>"$WORK/host-changes.log"
+	done
+}
+
 vers_csv=$(IFS=,; echo "${VERS[*]}")
 QEMU=(
 	qemu-system-x86_64
@@ -80,7 +158,7 @@ QEMU=(
 	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
 	-display none
 	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_deadline=$((TIMEOUT - 20))"
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags e2e_deadline=$((TIMEOUT - 20))"
 	-netdev "user,id=n0,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
@@ -109,7 +187,19 @@ stop_pcap() {
 	wait "$TPID" 2>/dev/null || true
 	TPID=
 }
-trap stop_pcap EXIT
+WPID=
+stop_watch() {
+	[[ -n $WPID ]] || return 0
+	kill "$WPID" 2>/dev/null || true
+	wait "$WPID" 2>/dev/null || true
+	WPID=
+}
+trap 'stop_pcap; stop_watch' EXIT
+: >"$RESULTS"
+if [[ -n $RW ]]; then
+	rw_watch &
+	WPID=$!
+fi
 
 start=$SECONDS
 set +e
@@ -118,6 +208,7 @@ qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))
 stop_pcap
+stop_watch
 e2e_log "qemu exited rc=$qrc after ${elapsed}s; console: $CONSOLE; results: $RESULTS"
 
 fails=()
@@ -146,7 +237,175 @@ if [[ -n $PROBE ]]; then
 	fi
 fi
 
+# rw_fail V STEP TEXT: a failed write check, with the server's complaints.
+SERVER_LOG=${E2E_SERVER_LOG:-}
+rw_fail() {
+	fail "v$1: WRITE CHECK '$2' FAILED: $3"
+	rw_failed=1
+}
+
+# rw_diff NAME A B WHAT: fail unless manifests A and B are identical.
+rw_diff() {
+	local v=$1 name=$2 a=$3 b=$4 what=$5 out=$WORK/rw-$2-$1.diff
+	if ! diff -u "$a" "$b" >"$out"; then
+		echo "---- v$v $what ($out) ----" >&2
+		head -n 40 "$out" >&2
+		rw_fail "$v" "$name" "$what: $(grep -c '^[-+][A-Z] ' "$out") lines differ (full diff: $out)"
+		return 1
+	fi
+	return 0
+}
+
+# rw_check V: the write checks' verdict for version V (after qemu exited).
+rw_check() {
+	local v=$1 l name side rest d=$EXPORT/rw/v$1 got want
+	if ! grep -qxF "RWDONE $v" "$RESULTS"; then
+		rw_fail "$v" "(all)" "the guest did not finish the write checks (last step started: $(sed -n "s/^STEP $v //p" "$RESULTS" | tail -n1))"
+	fi
+	while read -r _ _ name side rest; do
+		if [[ $side == mirror ]]; then
+			rw_fail "$v" "$name" "the tmpfs mirror step failed (harness bug, not the server): $rest"
+		else
+			rw_fail "$v" "$name" "guest: $rest"
+		fi
+	done < <(grep "^WERR $v " "$RESULTS" || true)
+	while read -r _ _ name rest; do e2e_log "v$v: write step $name SKIPPED ($rest)"; done < <(grep "^SKIP $v " "$RESULTS" || true)
+	while read -r _ _ name rest; do e2e_log "v$v: $name: $rest"; done < <(grep "^INFO $v " "$RESULTS" || true)
+
+	sync
+	sed -n "s/^RM $v //p" "$RESULTS" >"$WORK/rw-mirror-$v.manifest"
+	sed -n "s/^RW $v //p" "$RESULTS" >"$WORK/rw-guest-$v.manifest"
+	if [[ -d $d ]]; then
+		e2e_rw_manifest "$d" >"$WORK/rw-host-$v.manifest"
+	else
+		: >"$WORK/rw-host-$v.manifest"
+	fi
+	if [[ ! -s $WORK/rw-mirror-$v.manifest ]]; then
+		rw_fail "$v" "(all)" "no mirror listing from the guest"
+	else
+		local ok=1
+		rw_diff "$v" readback "$WORK/rw-mirror-$v.manifest" "$WORK/rw-guest-$v.manifest" \
+			"expected (guest tmpfs mirror) vs guest NFS read-back after drop_caches" || ok=
+		rw_diff "$v" on-disk "$WORK/rw-mirror-$v.manifest" "$WORK/rw-host-$v.manifest" \
+			"expected (guest tmpfs mirror) vs host's view of $d" || ok=
+		[[ -z $ok ]] || e2e_log "v$v: write checks: $(grep -c . "$WORK/rw-host-$v.manifest") entries identical in the guest's mirror, the NFS read-back and on the host ($(grep -c '^F ' "$WORK/rw-host-$v.manifest") files, sha256 + size + mode + nlink + owner)"
+	fi
+
+	# The punched hole, on the host (SEEK_HOLE/SEEK_DATA on the export).
+	if [[ $v == 4.2 && ${E2E_PUNCH:-1} == 1 && -f $d/punched.bin ]]; then
+		got=$("$E2E_FSHELPER" seek "$d/punched.bin" 0 hole 2>&1 || true)/$("$E2E_FSHELPER" seek "$d/punched.bin" 1048576 data 2>&1 || true)
+		if [[ $got == 1048576/2097152 ]]; then
+			e2e_log "v$v: host SEEK_HOLE/SEEK_DATA on punched.bin: hole [1048576, 2097152) as punched"
+		else
+			rw_fail "$v" punch-hole "host lseek(SEEK_HOLE from 0)/lseek(SEEK_DATA from 1 MiB) on $d/punched.bin = $got, want 1048576/2097152 (the DEALLOCATE did not free the blocks)"
+		fi
+	fi
+	got=$("$E2E_FSHELPER" seek "$d/past-eof.bin" 0 data 2>&1 || true)
+	[[ $got == 1228800 ]] || rw_fail "$v" write-past-eof "host lseek(SEEK_DATA from 0) on past-eof.bin = $got, want 1228800 (the write past EOF filled the gap?)"
+	# Through NFS SEEK (4.2 only; 4.1 has no SEEK and the client fakes it).
+	if [[ $v == 4.2 ]]; then
+		while read -r _ _ f off how res; do
+			case "$f $off $how" in
+			"punched.bin 0 hole") want=1048576 ;;
+			"punched.bin 1048576 data") want=2097152 ;;
+			"punched.bin 2097152 hole") want=4194304 ;;
+			"past-eof.bin 0 data") want=1228800 ;;
+			*) continue ;;
+			esac
+			[[ $res == "$want" ]] || rw_fail "$v" "seek-$how" "guest lseek(SEEK_${how^^} from $off) on $f over NFS = $res, want $want"
+		done < <(grep "^SEEK $v " "$RESULTS" || true)
+	fi
+	# touch without a date: SETATTR time_modify = SET_TO_SERVER_TIME.
+	if [[ -f $d/now.txt ]]; then
+		got=$(stat -c %Y "$d/now.txt")
+		if ((got < START_EPOCH - 2 || got > $(date +%s) + 2)); then
+			rw_fail "$v" touch-now "mtime of now.txt is $got ($(date -d "@$got" '+%F %T')), want between the run's start $START_EPOCH and now"
+		fi
+	fi
+	# mountstats after the workload.
+	local op n e st2=$WORK/rw-stat2-$v.txt
+	awk -v v="$v" '$1=="STAT2" && $2==v {print $3, $4, $5}' "$RESULTS" >"$st2"
+	local summary=
+	while read -r op n e; do
+		case $op in
+		WRITE | COMMIT | SETATTR | READ | READ_PLUS | CREATE | RENAME | LINK | REMOVE | ALLOCATE | DEALLOCATE | COPY | CLONE | LOCK | LOCKT | LOCKU | SEEK)
+			((n == 0)) || summary+=" $op=$n${e:+/$e}"
+			;;
+		esac
+		case $op in
+		WRITE | COMMIT | SETATTR | READ | READ_PLUS | LINK | RENAME | ALLOCATE | DEALLOCATE | COPY | LOCKU | CLOSE)
+			((e == 0)) || rw_fail "$v" "mountstats-$op" "$e of $n $op calls failed (guest /proc/self/mountstats)"
+			;;
+		esac
+	done <"$st2"
+	e2e_log "v$v: mountstats after the writes (ops/errors):$summary"
+	n=$(awk '$1=="WRITE"{print $2}' "$st2")
+	((${n:-0} > 0)) || rw_fail "$v" mountstats-WRITE "the client sent no WRITE at all"
+	if [[ $v == 4.2 ]]; then
+		n=$(awk '$1=="READ"{print $2}' "$st2")
+		((${n:-0} == 0)) || rw_fail "$v" mountstats-READ "the client fell back to READ ($n) during the write checks"
+	fi
+
+	# Reverse: host changes, guest sees them.
+	sed -n "s/^HB $v //p" "$RESULTS" >"$WORK/rw-hostdir-guest-before-$v.manifest"
+	sed -n "s/^HA $v //p" "$RESULTS" >"$WORK/rw-hostdir-guest-after-$v.manifest"
+	rw_diff "$v" reverse-before "$WORK/rw-host-before-$v.manifest" "$WORK/rw-hostdir-guest-before-$v.manifest" \
+		"host-written files before the change vs the guest's view" || true
+	if [[ ! -f $WORK/rw-host-after-$v.manifest ]]; then
+		rw_fail "$v" reverse "the host never saw READY $v, so it changed nothing"
+	else
+		if rw_diff "$v" reverse-after "$WORK/rw-host-after-$v.manifest" "$WORK/rw-hostdir-guest-after-$v.manifest" \
+			"host-changed files vs the guest's view after drop_caches"; then
+			e2e_log "v$v: reverse: the guest sees the host's rewrite, replace, rename, remove, create, chmod, mkdir"
+		fi
+		for f in chg.bin repl.txt; do
+			want=$(awk -v f="./$f" '$1=="F" && $2==f {print $NF}' "$WORK/rw-host-after-$v.manifest")
+			got=$(awk -v v="$v" -v f="$f" '$1=="HC" && $2==v && $3==f {print $4}' "$RESULTS")
+			if [[ $got != "$want" ]]; then
+				local old
+				old=$(awk -v f="./$f" '$1=="F" && $2==f {print $NF}' "$WORK/rw-host-before-$v.manifest")
+				if [[ $got == "$old" ]]; then
+					rw_fail "$v" reverse-cto "re-opening $f (still cached in the guest) gave the OLD content after the host changed it: close-to-open revalidation missed the change (change attribute / size / mtime not updated?)"
+				else
+					rw_fail "$v" reverse-cto "re-opening $f after the host changed it: sha256 ${got:-none}, want $want"
+				fi
+			fi
+		done
+	fi
+}
+
+# rw_server_log: the server's warnings/errors, for failed write checks.
+rw_server_log() {
+	[[ -n $SERVER_LOG && -f $SERVER_LOG ]] || return 0
+	local n
+	n=$(grep -cE 'level=(WARN|ERROR)' "$SERVER_LOG" || true)
+	echo "---- server log: $n WARN/ERROR lines ($SERVER_LOG) ----" >&2
+	grep -E 'level=(WARN|ERROR)' "$SERVER_LOG" | head -n 40 >&2 || true
+}
+
+# rw_pcap_errors: the NFS calls that failed, from the capture (needs
+# tshark); LOOKUP -> NFS4ERR_NOENT (every create does one) and LOCK ->
+# NFS4ERR_DENIED (the lock test provokes it) are left out.
+rw_pcap_errors() {
+	[[ -s $PCAP ]] || return 0
+	if ! command -v tshark >/dev/null; then
+		echo "(apt-get install tshark to list the failing NFS calls from $PCAP here)" >&2
+		return 0
+	fi
+	local flt='rpc.msgtyp == 1 && nfs.nfsstat4 > 0 && !(nfs.main_opcode == 15 && nfs.nfsstat4 == 2) && !(nfs.main_opcode == 12 && nfs.nfsstat4 == 10010)' xids
+	xids=$(tshark -r "$PCAP" -d "tcp.port==$PORT,rpc" -Y "$flt" -T fields -e rpc.xid 2>/dev/null | head -n 20 | paste -sd, -)
+	if [[ -z $xids ]]; then
+		echo "---- $PCAP: no failed NFS call besides LOOKUP/NOENT ----" >&2
+		return 0
+	fi
+	tshark -r "$PCAP" -d "tcp.port==$PORT,rpc" -Y "rpc.xid in {$xids}" -T fields -E separator=' ' \
+		-e frame.number -e rpc.xid -e _ws.col.Info -e nfs.nfs_ftype4 -e nfs.name -e nfs.pathname.component 2>/dev/null >"$WORK/nfs-errors.txt" || true
+	echo "---- failed NFS calls in $PCAP (first 20: frame, xid, call/reply, ftype, names; $WORK/nfs-errors.txt; details: tshark -r $PCAP -d tcp.port==$PORT,rpc -O nfs -Y frame.number==N) ----" >&2
+	cut -c1-220 "$WORK/nfs-errors.txt" >&2
+}
+
 npass=0 nfail=0
+rw_failed=
 for v in "${VERS[@]}"; do
 	[[ -z $PROBE ]] || break
 	nf0=${#fails[@]}
@@ -189,8 +448,13 @@ for v in "${VERS[@]}"; do
 			e2e_log "v4.2: READ_PLUS used ($rp ops, $rpe errors), no plain READ"
 		fi
 	fi
+	[[ -z $RW ]] || rw_check "$v"
 	if ((${#fails[@]} == nf0)); then npass=$((npass + 1)); else nfail=$((nfail + 1)); fi
 done
+if [[ -n $rw_failed ]]; then
+	rw_server_log
+	rw_pcap_errors
+fi
 
 if ((${#fails[@]})); then
 	[[ -n $PROBE ]] || echo "e2e-kernel: $npass passed, $nfail failed"
