@@ -14,7 +14,8 @@ import (
 // thread meanwhile. A server not running as root cannot switch; it then
 // acts as itself.
 func asCaller(cr Cred, f func() error) error {
-	if !canSwitch {
+	if !canSwitch || cr.UID == 0 && cr.GID == 0 && cr.NGIDs == 0 {
+		// Not root, or the caller is root like us: nothing to switch.
 		return f()
 	}
 	runtime.LockOSThread()

@@ -116,10 +116,10 @@ func (t *fileTable) closeAll() {
 func (n *node) closeFDs() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.fd >= 0 {
+	if n.fd >= 0 && n.fd != n.wfd {
 		unix.Close(n.fd)
-		n.fd = -1
 	}
+	n.fd = -1
 	if n.direct >= 0 {
 		unix.Close(n.direct)
 	}
@@ -158,6 +158,18 @@ func (n *node) writeFD(cr Cred) (int, error) {
 	}
 	n.wfd = fd
 	return fd, nil
+}
+
+// adoptWriteFD keeps fd (read-write, just opened) as n's cached
+// descriptor unless it has one; it reports whether it kept it.
+func (n *node) adoptWriteFD(fd int) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.wfd >= 0 {
+		return false
+	}
+	n.wfd = fd
+	return true
 }
 
 // newNode returns a node for a file of export e, not yet in the table.
@@ -212,6 +224,10 @@ func (n *node) readFD() (int, error) {
 	defer n.mu.Unlock()
 	if n.fd >= 0 {
 		return n.fd, nil
+	}
+	if n.wfd >= 0 {
+		// A read-write descriptor reads as well: one open, not two.
+		return n.wfd, nil
 	}
 	fd, err := n.exp.open(n.rel, unix.O_RDONLY|unix.O_NOFOLLOW)
 	if err != nil {

@@ -115,11 +115,18 @@ func opCreate(c *compound) uint32 {
 			return err
 		}
 		defer unix.Close(fd)
-		if typ != nfs4.NF4LNK {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && st.Mode&0o7777 == mode || typ == nfs4.NF4LNK {
+			// The mode is already right (no umask in the way).
+			attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32)
+		} else {
 			attrs.mask.Set(nfs4.AttrMode)
 			attrs.mode = mode
 		}
 		set, err = applyAttrs(fd, -1, &attrs)
+		if typ != nfs4.NF4LNK {
+			set.Set(nfs4.AttrMode)
+		}
 		return err
 	})
 	ci := dir.done()

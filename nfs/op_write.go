@@ -40,15 +40,24 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 	if err != nil {
 		return nil, errno(err)
 	}
-	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
 		return nil, errno(err)
+	}
+	n := c.nodeFor(dir, rel, &st)
+	// The descriptor opened by the create becomes the file's read-write
+	// descriptor, so the OPEN that follows needs no second open.
+	if !n.adoptWriteFD(fd) {
+		defer unix.Close(fd)
 	}
 	// A file created now has ctime == mtime == atime to the nanosecond,
 	// and no other opener yet; an UNCHECKED open of an old file has not.
 	res.created = flags&unix.O_EXCL != 0 || st.Size == 0 && st.Ctim == st.Mtim
 	attrs := a.attrs
+	if attrs.mask.Has(nfs4.AttrMode) && st.Mode&0o7777 == attrs.mode {
+		attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32) // already right (no umask)
+	}
 	if exclusive {
 		attrs.mask.Set(nfs4.AttrTimeAccessSet)
 		attrs.mask.Set(nfs4.AttrTimeModifySet)
@@ -64,7 +73,10 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 			return nil, errno(err)
 		}
 	}
-	return c.nodeFor(dir, rel, &st), nfs4.OK
+	if a.attrs.mask.Has(nfs4.AttrMode) {
+		res.attrset.Set(nfs4.AttrMode)
+	}
+	return n, nfs4.OK
 }
 
 // verfTimes stores an exclusive-create verifier in atime and mtime seconds,

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/pkg/profile"
+	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/engine"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
@@ -65,6 +66,9 @@ func run() error {
 		defer profile.Start(p, profile.ProfilePath("."), profile.Quiet).Stop()
 	}
 
+	// Clients send the modes they want; the server's umask must not
+	// change them (and a create then needs no extra chmod).
+	unix.Umask(0)
 	sample := len(exports) == 0
 	if sample {
 		dir, err := makeSample("data")
