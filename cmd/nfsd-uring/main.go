@@ -63,7 +63,7 @@ func run() error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 	if p := profileMode(*prof); p != nil {
-		defer profile.Start(p, profile.ProfilePath("."), profile.Quiet).Stop()
+		defer profile.Start(p, profile.ProfilePath("."), profile.Quiet, profile.NoShutdownHook).Stop()
 	}
 
 	// Clients send the modes they want; the server's umask must not
