@@ -35,17 +35,24 @@ import (
 // gain is that a slow metadata operation never stalls the other
 // connections of its loop.
 type Uring struct {
-	h     nfs.Handler
-	opts  Options
-	dio   dioMode
-	loops []*loop
-	work  *workPool
-	next  atomic.Uint32 // round-robin cursor
+	h      nfs.Handler
+	inline inliner // h, when it can tell quick records apart
+	opts   Options
+	dio    dioMode
+	loops  []*loop
+	work   *workPool
+	next   atomic.Uint32 // round-robin cursor
 
 	mu     sync.Mutex
 	closed bool
 	lns    map[net.Listener]struct{}
 	serves sync.WaitGroup
+}
+
+// inliner is implemented by handlers that can say which records are quick
+// enough to handle on an event loop's thread (nfs.Server.Inline).
+type inliner interface {
+	Inline(rec []byte) bool
 }
 
 // Defaults for the io_uring engine's limits.
@@ -69,6 +76,7 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 		opts.MaxQueuedBytes = defaultMaxQueued
 	}
 	e := &Uring{h: h, opts: opts, dio: dio, lns: map[net.Listener]struct{}{}}
+	e.inline, _ = h.(inliner)
 	e.work = newWorkPool(max(minWorkers, 4*opts.Cores))
 	for i := range opts.Cores {
 		l, err := startLoop(e, i)

@@ -44,13 +44,17 @@ func (l *loop) newReq(c *uconn) *ureq {
 
 // handle runs on a worker goroutine: the handler may block.
 func (r *ureq) handle() {
+	r.run()
+	r.c.l.postReq(r)
+}
+
+// run calls the handler and keeps its reply.
+func (r *ureq) run() {
 	rep := replies.Get().(*nfs.Reply)
-	h := r.c.l.e.h
-	h.Handle(r.c.st, *r.rec, rep)
+	r.c.l.e.h.Handle(r.c.st, *r.rec, rep)
 	recPool.put(r.rec)
 	r.rec = nil
 	r.rep = rep
-	r.c.l.postReq(r)
 }
 
 // onHandled is back on the loop: queue the reply for its reads.

@@ -51,6 +51,9 @@ type node struct {
 	extent extentCache
 	dir    *dirListing
 
+	pins int  // replies whose reads use the descriptors
+	dead bool // dropped from the table: close the descriptors at the last unpin
+
 	// Guarded by stateTable.mu, not mu.
 	opens []*openState
 	locks []lockRange
@@ -101,7 +104,32 @@ func (t *fileTable) drop(n *node) {
 		delete(t.nodes, nodeKey{n.exp.id, n.ino})
 	}
 	t.mu.Unlock()
-	n.closeFDs()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.dead = true
+	if n.pins == 0 {
+		n.closeFDsLocked()
+	}
+}
+
+// pin keeps n's descriptors open while a reply's reads use them: a REMOVE
+// racing with a READ must not close (and let the kernel reuse) a
+// descriptor the engine is about to read.
+func (n *node) pin() {
+	n.mu.Lock()
+	n.pins++
+	n.mu.Unlock()
+}
+
+// unpin releases a pin; the last one closes the descriptors of a dropped
+// node.
+func (n *node) unpin() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.pins--
+	if n.pins == 0 && n.dead {
+		n.closeFDsLocked()
+	}
 }
 
 func (t *fileTable) closeAll() {
@@ -116,6 +144,10 @@ func (t *fileTable) closeAll() {
 func (n *node) closeFDs() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.closeFDsLocked()
+}
+
+func (n *node) closeFDsLocked() {
 	if n.fd >= 0 && n.fd != n.wfd {
 		unix.Close(n.fd)
 	}

@@ -45,6 +45,7 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	if s := openableType(st); s != nfs4.OK {
 		return -1, s
 	}
+	c.rep.pin(n)
 	return fd, nfs4.OK
 }
 

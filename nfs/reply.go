@@ -56,6 +56,7 @@ type Reply struct {
 	replayReq  []byte
 
 	// Scratch kept with the pooled reply so a request allocates nothing.
+	pinned  []*node // nodes whose descriptors the reads use
 	dec     xdr.Decoder
 	cmp     compound
 	extents []extent
@@ -67,11 +68,17 @@ func NewReply() *Reply {
 	return &Reply{Enc: xdr.NewEncoder(1024)}
 }
 
-// Reset empties the reply for reuse.
+// Reset empties the reply for reuse. The engine calls it once the reply is
+// sent: only then may the descriptors its reads used be closed.
 func (r *Reply) Reset() {
 	r.Enc.Reset()
 	r.Reads = r.Reads[:0]
 	r.segs = r.segs[:0]
+	for i, n := range r.pinned {
+		n.unpin()
+		r.pinned[i] = nil
+	}
+	r.pinned = r.pinned[:0]
 	r.Close, r.Drop = false, false
 	r.markPos, r.bodyPos = 0, 0
 	r.replayBody, r.replayReq = nil, nil
@@ -104,6 +111,17 @@ func (r *Reply) CompleteRead(i int, data []byte) {
 func (r *Reply) Iovecs() [][]byte {
 	r.Enc.Patch(r.markPos, xdr.RecordMark(r.Enc.Len()-4))
 	return r.Enc.Iovecs()
+}
+
+// pin keeps n's descriptors open until the reply is Reset.
+func (r *Reply) pin(n *node) {
+	for _, p := range r.pinned {
+		if p == n {
+			return
+		}
+	}
+	n.pin()
+	r.pinned = append(r.pinned, n)
 }
 
 // addRead plans a read of n bytes at off; addSeg then places parts of it
