@@ -62,8 +62,10 @@ type writePart struct {
 }
 
 // planWrite cuts a write of n bytes at off into parts. align is the file's
-// O_DIRECT offset alignment (0: no O_DIRECT).
-func planWrite(mode IOMode, off int64, n, align int) []writePart {
+// O_DIRECT offset alignment (0: no O_DIRECT); split false keeps misaligned
+// large writes whole (buffered, RWF_DONTCACHE) instead of splitting them.
+func planWrite(mode IOMode, split bool, off int64, n, align int) []writePart {
+	aligned := align > 0 && off%int64(align) == 0 && n%align == 0
 	switch {
 	case n == 0:
 		return nil
@@ -71,8 +73,10 @@ func planWrite(mode IOMode, off int64, n, align int) []writePart {
 		return []writePart{{wBuffered, 0, n}}
 	case mode == IODontcache || align == 0:
 		return []writePart{{wDontcache, 0, n}}
+	case !split && !aligned:
+		return []writePart{{wDontcache, 0, n}}
 	case n < nfs.DirectMin:
-		if off%int64(align) == 0 && n%align == 0 {
+		if aligned {
 			return []writePart{{wBuffered, 0, n}} // small: the page cache absorbs it
 		}
 		return []writePart{{wDontcache, 0, n}}
@@ -99,6 +103,9 @@ func planWrite(mode IOMode, off int64, n, align int) []writePart {
 type FileIO struct {
 	nfs.PlainIO
 	Mode IOMode
+	// NoSplit keeps misaligned large writes whole in direct mode (for
+	// measuring what the head/middle/tail split buys).
+	NoSplit bool
 
 	aligns      sync.Map    // device -> dioAlignment
 	noDontcache atomic.Bool // RWF_DONTCACHE refused once: stop trying
@@ -117,7 +124,7 @@ func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 		al = f.alignment(file.FD)
 	}
 	done := 0
-	for _, p := range planWrite(f.Mode, off, len(data), al.off) {
+	for _, p := range planWrite(f.Mode, !f.NoSplit, off, len(data), al.off) {
 		n, err := f.writePart(file, p, data[p.start:p.end], off+int64(p.start), al)
 		done += n
 		if err != nil || n < p.end-p.start {

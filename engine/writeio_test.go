@@ -14,29 +14,32 @@ import (
 func TestPlanWrite(t *testing.T) {
 	const K = 1024
 	cases := []struct {
-		name  string
-		mode  IOMode
-		off   int64
-		n     int
-		align int
-		want  []writePart
+		name    string
+		mode    IOMode
+		nosplit bool
+		off     int64
+		n       int
+		align   int
+		want    []writePart
 	}{
-		{"buffered mode", IOBuffered, 0, 1 << 20, 4096, []writePart{{wBuffered, 0, 1 << 20}}},
-		{"dontcache mode", IODontcache, 0, 1 << 20, 4096, []writePart{{wDontcache, 0, 1 << 20}}},
-		{"aligned large", IODirect, 1 << 20, 1 << 20, 4096, []writePart{{wDirect, 0, 1 << 20}}},
-		{"small aligned", IODirect, 8 * K, 4 * K, 4096, []writePart{{wBuffered, 0, 4 * K}}},
-		{"small misaligned", IODirect, 100, 4 * K, 4096, []writePart{{wDontcache, 0, 4 * K}}},
-		{"no O_DIRECT", IODirect, 0, 1 << 20, 0, []writePart{{wDontcache, 0, 1 << 20}}},
+		{"buffered mode", IOBuffered, false, 0, 1 << 20, 4096, []writePart{{wBuffered, 0, 1 << 20}}},
+		{"dontcache mode", IODontcache, false, 0, 1 << 20, 4096, []writePart{{wDontcache, 0, 1 << 20}}},
+		{"aligned large", IODirect, false, 1 << 20, 1 << 20, 4096, []writePart{{wDirect, 0, 1 << 20}}},
+		{"small aligned", IODirect, false, 8 * K, 4 * K, 4096, []writePart{{wBuffered, 0, 4 * K}}},
+		{"small misaligned", IODirect, false, 100, 4 * K, 4096, []writePart{{wDontcache, 0, 4 * K}}},
+		{"no O_DIRECT", IODirect, false, 0, 1 << 20, 0, []writePart{{wDontcache, 0, 1 << 20}}},
 		// ior-hard: 47008-byte writes at multiples of 47008.
-		{"ior-hard 1", IODirect, 47008, 47008, 4096,
+		{"ior-hard 1", IODirect, false, 47008, 47008, 4096,
 			[]writePart{{wBuffered, 0, 2144}, {wDirect, 2144, 43104}, {wBuffered, 43104, 47008}}},
-		{"head only", IODirect, 100, 64 * K, 4096,
+		{"head only", IODirect, false, 100, 64 * K, 4096,
 			[]writePart{{wBuffered, 0, 3996}, {wDirect, 3996, 65436}, {wBuffered, 65436, 64 * K}}},
-		{"aligned start, ragged end", IODirect, 0, 40000, 4096,
+		{"aligned start, ragged end", IODirect, false, 0, 40000, 4096,
 			[]writePart{{wDirect, 0, 36864}, {wBuffered, 36864, 40000}}},
+		{"no split", IODirect, true, 47008, 47008, 4096, []writePart{{wDontcache, 0, 47008}}},
+		{"no split, aligned", IODirect, true, 0, 1 << 20, 4096, []writePart{{wDirect, 0, 1 << 20}}},
 	}
 	for _, tc := range cases {
-		got := planWrite(tc.mode, tc.off, tc.n, tc.align)
+		got := planWrite(tc.mode, !tc.nosplit, tc.off, tc.n, tc.align)
 		if len(got) != len(tc.want) {
 			t.Fatalf("%s: %v, want %v", tc.name, got, tc.want)
 		}

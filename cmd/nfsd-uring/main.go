@@ -51,6 +51,7 @@ func run() error {
 	engineName := flag.String("engine", "auto", "I/O engine: auto, uring or portable")
 	maxIO := flag.Int("max-io", 1<<20, "largest READ/WRITE payload in bytes")
 	slots := flag.Int("slots", 128, "session slots offered to each client")
+	splitWrites := flag.Bool("split-writes", true, "with --io-mode direct, split misaligned large writes into buffered head, O_DIRECT middle, buffered tail (false: write them whole, buffered with RWF_DONTCACHE)")
 	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
@@ -85,8 +86,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log,
-		IO: engine.NewFileIO(mode)})
+	fio := engine.NewFileIO(mode)
+	fio.NoSplit = !*splitWrites
+	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio})
 	if err != nil {
 		return err
 	}
