@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -51,8 +52,10 @@ type node struct {
 	extent extentCache
 	dir    *dirListing
 
-	pins int  // replies whose reads use the descriptors
-	dead bool // dropped from the table: close the descriptors at the last unpin
+	used   atomic.Bool // touched since the fd cache's last sweep
+	cached bool        // in the export's fd cache (under mu)
+	pins   int         // replies whose reads use the descriptors
+	dead   bool        // dropped from the table: close the descriptors at the last unpin
 
 	// Guarded by stateTable.mu, not mu.
 	opens []*openState
@@ -171,6 +174,7 @@ func (n *node) closeFDsLocked() {
 func (n *node) writeFD(cr Cred) (int, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.used.Store(true)
 	if n.wfd >= 0 {
 		return n.wfd, nil
 	}
@@ -189,6 +193,7 @@ func (n *node) writeFD(cr Cred) (int, error) {
 		return -1, unix.ESTALE
 	}
 	n.wfd = fd
+	n.exp.fds.opened(n)
 	return fd, nil
 }
 
@@ -201,6 +206,7 @@ func (n *node) adoptWriteFD(fd int) bool {
 		return false
 	}
 	n.wfd = fd
+	n.exp.fds.opened(n)
 	return true
 }
 
@@ -254,6 +260,7 @@ func (e *export) stat(rel string, st *unix.Stat_t) error {
 func (n *node) readFD() (int, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.used.Store(true)
 	if n.fd >= 0 {
 		return n.fd, nil
 	}
@@ -272,6 +279,7 @@ func (n *node) readFD() (int, error) {
 		return -1, unix.ESTALE
 	}
 	n.fd = fd
+	n.exp.fds.opened(n)
 	return fd, nil
 }
 
@@ -292,6 +300,7 @@ func (n *node) directFD() int {
 		return -1
 	}
 	n.direct = fd
+	n.exp.fds.opened(n)
 	return fd
 }
 
@@ -311,6 +320,7 @@ func (n *node) directWriteFD() int {
 		return -1
 	}
 	n.dwfd = fd
+	n.exp.fds.opened(n)
 	return fd
 }
 

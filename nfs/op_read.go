@@ -29,6 +29,7 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	if s := c.s.state.checkIO(sid, n); s != nfs4.OK {
 		return -1, s
 	}
+	c.rep.pin(n) // before the descriptor is taken: the fd cache must not close it
 	fd, err := n.readFD()
 	if err != nil {
 		if err == unix.EISDIR {
@@ -45,7 +46,6 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	if s := openableType(st); s != nfs4.OK {
 		return -1, s
 	}
-	c.rep.pin(n)
 	return fd, nfs4.OK
 }
 

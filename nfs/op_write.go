@@ -147,6 +147,7 @@ func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s uint32) {
 			return -1, s
 		}
 	}
+	c.rep.pin(n) // before the descriptor is taken: the fd cache must not close it
 	fd, err := n.writeFD(c.cred)
 	if err != nil {
 		return -1, errno(err)
@@ -209,6 +210,7 @@ func opCommit(c *compound) uint32 {
 	if s := openableType(&st); s != nfs4.OK {
 		return nfs4.ErrInval
 	}
+	c.rep.pin(n)
 	fd, err := n.readFD()
 	if err != nil {
 		return errno(err)

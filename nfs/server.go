@@ -175,6 +175,7 @@ type export struct {
 	mountID int
 	fsid    uint64
 	walkMu  sync.Mutex
+	fds     fdCache
 }
 
 func newExport(id int, e Export) (*export, error) {
@@ -210,6 +211,7 @@ func newExport(id int, e Export) (*export, error) {
 		return nil, err
 	}
 	ex := &export{id: id, name: name, root: p, rootFD: fd, rootIno: st.Ino, dev: st.Dev, mountID: -1}
+	ex.fds.max = defaultMaxOpenFiles
 	if _, mnt, err := unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH); err == nil {
 		ex.mountID = mnt
 	}
