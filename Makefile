@@ -22,9 +22,20 @@ fuzz:
 		done; \
 	done
 
-# bench: micro-benchmarks of the hot paths.
+# bench: micro-benchmarks of the hot paths, then the engine comparison
+# (uring vs portable, 1 MiB cached READ and 4 KiB random READ, iperf3 as
+# the ceiling; ~5-10 min; see BENCHMARKS.md "Engine comparison").
 bench:
 	$(GO) test -run XXX -bench . -benchmem ./xdr ./nfs ./ring
+	bash bench/scripts/engines.sh
+
+# bench-writes: --io-mode direct/dontcache/buffered side by side (ior-hard,
+# ior-easy). soak: server RSS under 10 minutes of mixed load.
+.PHONY: bench-writes soak
+bench-writes:
+	bash bench/scripts/writes.sh
+soak:
+	bash bench/scripts/soak.sh
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# writes.sh: write I/O modes side by side in one run.
+#
+# Four nfsd-uring servers (--engine $ENGINE), each on its own export
+# directory on the same disk: --io-mode direct, dontcache, buffered, and
+# direct with --split-writes=false. For each of $REPS repetitions, the
+# same nfsbench client runs ior-hard (one shared file, 47008-byte
+# transfers) and ior-easy (a file per connection, 2 MiB transfers), write
+# phase then read phase, against each server in turn; the order of the
+# servers rotates between repetitions. `sync` (untimed) between runs, so
+# one mode's dirty pages are not written back during the next one.
+# Prints medians of MB/s and server CPU s/GiB, ratios vs buffered.
+#
+#   bash bench/scripts/writes.sh
+#   REPS=1 SIZE=64M bash bench/scripts/writes.sh   # quick
+#
+# Env: REPS (3), SIZE (256M: per connection for ior-easy, the shared file
+# for ior-hard), HARD_SIZE ($SIZE), CONNS (4), DEPTH (8), STONEWALL (20s:
+# bound on each phase), ENGINE (uring), BASE_PORT (31300), WORK
+# (/tmp/nfsd-uring-bench/writes), NO_BUILD=1 to use bin/ as is.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+trap cleanup EXIT INT TERM
+
+REPS=${REPS:-3}
+SIZE=${SIZE:-256M}
+HARD_SIZE=${HARD_SIZE:-$SIZE}
+CONNS=${CONNS:-4}
+DEPTH=${DEPTH:-8}
+STONEWALL=${STONEWALL:-20s}
+ENGINE=${ENGINE:-uring}
+BASE_PORT=${BASE_PORT:-31300}
+WORK=${WORK:-/tmp/nfsd-uring-bench/writes}
+
+build
+rm -rf "$WORK"
+mkdir -p "$WORK/json"
+RES=$WORK/results.jsonl
+: >"$RES"
+machine_note
+echo "disk under $WORK: $(df --output=source "$WORK" | tail -1) $(lsblk -ndo NAME,ROTA,MODEL,SIZE "$(df --output=source "$WORK" | tail -1)" 2>/dev/null || true)"
+
+MODES=(direct dontcache buffered direct-nosplit)
+declare -A PID PORT
+i=0
+for m in "${MODES[@]}"; do
+	mkdir -p "$WORK/$m"
+	PORT[$m]=$((BASE_PORT + i))
+	flags=(--io-mode "${m%-nosplit}")
+	[ "$m" != direct-nosplit ] || flags+=(--split-writes=false)
+	start_server "PID[$m]" "${PORT[$m]}" "$WORK/$m.log" --export "$WORK/$m" --engine "$ENGINE" "${flags[@]}"
+	i=$((i + 1))
+done
+
+for rep in $(seq "$REPS"); do
+	order=("${MODES[@]:$(((rep - 1) % 4))}" "${MODES[@]:0:$(((rep - 1) % 4))}")
+	for wl in ior-hard ior-easy; do
+		for m in "${order[@]}"; do
+			sz=$SIZE
+			[ "$wl" != ior-hard ] || sz=$HARD_SIZE
+			j="$WORK/json/$wl-$m-r$rep.json"
+			cmd=("$BIN/nfsbench" "$wl" --server "127.0.0.1:${PORT[$m]}" --name "$m" --server-pid "${PID[$m]}"
+				--dir "w$rep" --size "$sz" --conns "$CONNS" --depth "$DEPTH" --stonewall "$STONEWALL" --no-progress --json "$j")
+			echo "${cmd[*]}" >>"$WORK/commands.txt"
+			log "rep $rep $wl $m"
+			timeout 300 "${cmd[@]}" >"${j%.json}.out" 2>&1 ||
+				die "nfsbench failed: $(grep -E 'ERROR|nfsbench:' "${j%.json}.out" | head -3)"
+			python3 - "$j" "$m" "$rep" >>"$RES" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    r.update(mode=sys.argv[2], rep=int(sys.argv[3]))
+    print(json.dumps(r))
+EOF
+			rm -rf "$WORK/$m/w$rep"
+			sync
+		done
+	done
+done
+
+echo
+echo "## writes.sh: --io-mode side by side, engine $ENGINE ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)), medians of $REPS, $CONNS conns, depth $DEPTH, ior-easy $SIZE per conn, ior-hard $HARD_SIZE shared, stonewall $STONEWALL"
+python3 - "$RES" <<'EOF'
+import json, statistics as st, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+for r in rows:
+    if r.get("error"):
+        print("ERROR:", r["mode"], r["workload"], r["op"], r["rep"], r["error"])
+modes = ["direct", "dontcache", "buffered", "direct-nosplit"]
+def med(m, wl, op, f):
+    v = [r.get(f) for r in rows if r["mode"] == m and r["workload"] == wl and r["op"] == op and not r.get("error")]
+    v = [x for x in v if x is not None]
+    return st.median(v) if v else float("nan")
+print()
+print("| workload | op | mode | MB/s | MB/s vs buffered | srv CPU s/GiB | s/GiB vs buffered | runs MB/s |")
+print("|---|---|---|---:|---:|---:|---:|---|")
+for wl in ["ior-hard", "ior-easy"]:
+    for op in ["write", "read"]:
+        bm, bg = med("buffered", wl, op, "mb_per_sec"), med("buffered", wl, op, "server_cpu_seconds_per_gib")
+        for m in modes:
+            mb, g = med(m, wl, op, "mb_per_sec"), med(m, wl, op, "server_cpu_seconds_per_gib")
+            runs = ", ".join(f"{r['mb_per_sec']:.0f}" for r in rows if r["mode"] == m and r["workload"] == wl and r["op"] == op)
+            print(f"| {wl} | {op} | {m} | {mb:.0f} | {mb/bm:.2f}x | {g:.2f} | {g/bg:.2f}x | {runs} |")
+EOF
+echo
+echo "commands: $WORK/commands.txt; raw results: $RES, $WORK/json/"
+machine_note
+runtime
