@@ -68,16 +68,27 @@ done
 e2e_log "server pid $SPID listening on 127.0.0.1:$PORT (log: $SLOG)"
 
 set +e
-E2E_SERVER_LOG=$SLOG e2e/kernel/run.sh "$PORT" "$EXPORT" "${VERS[@]}"
+E2E_SERVER_LOG=$SLOG E2E_SERVER_PID=$SPID e2e/kernel/run.sh "$PORT" "$EXPORT" "${VERS[@]}"
 rc=$?
 set -e
 alive=1
 kill -0 "$SPID" 2>/dev/null || alive=
+srv_status=
+if [[ -z $alive ]]; then
+	srv_status=0
+	wait "$SPID" 2>/dev/null || srv_status=$?
+	SPID=
+fi
 stop_server
 if ((rc != 0)) || [[ -z $alive ]]; then
 	echo "---- server log tail ($SLOG) ----" >&2
 	tail -n 100 "$SLOG" >&2
-	[[ -n $alive ]] || e2e_die "the server died during the test"
+	if [[ -z $alive ]]; then
+		why="exit status $srv_status"
+		((srv_status > 128)) && why+=" (killed by signal $((srv_status - 128)))"
+		grep -q 'shutting down' "$SLOG" && why+="; it logged 'shutting down': something sent it SIGTERM/SIGINT"
+		e2e_die "the server died during the test: $why"
+	fi
 	exit "$rc"
 fi
 e2e_log "server log: $SLOG ($(wc -l <"$SLOG") lines)"

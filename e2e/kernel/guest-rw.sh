@@ -20,6 +20,7 @@
 #   INFO V NAME TEXT
 #   SEEK V FILE OFF hole|data RESULT
 #   RM V LINE | RW V LINE | HB V LINE | HA V LINE | HC V FILE SHA256
+#   RWLISTED V                     both trees printed
 #   STAT2 V OP ops errors          mountstats after the write workload
 #   READY V
 
@@ -215,6 +216,7 @@ rw_workload() {
 	cat /tmp/rw.$RW_V
 	[ -s /tmp/rw.err.$RW_V ] && res "WERR $RW_V readback-walk nfs rc=1 $(head -n3 /tmp/rw.err.$RW_V | tr '\n' ' ')"
 	while IFS= read -r l; do res "RW $RW_V $l"; done </tmp/rw.$RW_V
+	res "RWLISTED $RW_V"
 }
 
 rw_reverse() {
@@ -228,7 +230,7 @@ rw_reverse() {
 	# polling below, so the re-read checks close-to-open revalidation.
 	exec 7<"$H/chg.bin"
 	sha256sum <"$H/chg.bin" >/dev/null
-	cat "$H/repl.txt" >/dev/null
+	cat "$H/repl.txt" "$H/grow.txt" >/dev/null
 	res "READY $RW_V"
 	say "[v$RW_V] READY: waiting for the host to change $H"
 	res "STEP $RW_V reverse-wait"
@@ -248,6 +250,7 @@ rw_reverse() {
 	res "STEP $RW_V reverse-after"
 	res "HC $RW_V chg.bin $(sha256sum <"$H/chg.bin" | cut -d' ' -f1)"
 	res "HC $RW_V repl.txt $(sha256sum <"$H/repl.txt" | cut -d' ' -f1)"
+	res "HC $RW_V grow.txt $(sha256sum <"$H/grow.txt" | cut -d' ' -f1)"
 	exec 7<&-
 	echo 3 >/proc/sys/vm/drop_caches
 	rw_manifest "$H" >/tmp/ha.$RW_V 2>&1

@@ -26,6 +26,7 @@
 #                fallocate / ALLOCATE, copy_file_range / COPY, FICLONE /
 #                CLONE, POSIX locks / LOCK, LOCKT, LOCKU); default 1 each
 #   E2E_SERVER_LOG  the server's log, quoted on write-step failures
+#   E2E_SERVER_PID  the server's pid: the guest is stopped if it goes away
 #
 # Write checks (E2E_RW=1), per version V, after the read checks: the guest
 # does every write-side operation both in a tmpfs mirror and in
@@ -114,6 +115,7 @@ if [[ -z $PROBE && ${E2E_RW:-1} == 1 ]]; then
 		printf 'gone\n' >"$d/gone.txt"
 		printf 'renamed\n' >"$d/ren-old.txt"
 		printf 'sub\n' >"$d/sub/s.txt"
+		printf 'grow\n' >"$d/grow.txt"
 		e2e_rw_manifest "$d" >"$WORK/rw-host-before-$v.manifest"
 	done
 	sync
@@ -123,7 +125,10 @@ fi
 # says READY V (the guest has chg.bin open and cached).
 rw_host_change() {
 	local v=$1 d=$EXPORT/rw/host/v$1
-	head -c 150001 /dev/urandom >"$d/chg.bin" # same inode, new size + data
+	# Same inode, same size, new data: only the change attribute (and
+	# mtime) tell the guest that its cached pages are stale.
+	head -c 100000 /dev/urandom >"$d/chg.bin"
+	printf 'more\n' >>"$d/grow.txt" # append: size change
 	printf 'new repl %s\n' "$v" >"$d/repl.tmp"
 	mv -f "$d/repl.tmp" "$d/repl.txt" # atomic replace: new inode
 	rm -f "$d/gone.txt"
@@ -163,6 +168,7 @@ QEMU=(
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
 	-serial "file:$RESULTS"
+	-pidfile "$WORK/qemu.pid"
 )
 printf '[e2e] qemu command line:\n ' >&2
 printf ' %q' timeout -k 10 "$TIMEOUT" "${QEMU[@]}" >&2
@@ -194,11 +200,31 @@ stop_watch() {
 	wait "$WPID" 2>/dev/null || true
 	WPID=
 }
-trap 'stop_pcap; stop_watch' EXIT
+# If the server dies (E2E_SERVER_PID, from e2e.sh), stop the guest rather
+# than let it spin on a dead mount until the timeout.
+MPID=
+stop_mon() {
+	[[ -n $MPID ]] || return 0
+	kill "$MPID" 2>/dev/null || true
+	wait "$MPID" 2>/dev/null || true
+	MPID=
+}
+trap 'stop_pcap; stop_watch; stop_mon' EXIT
+rm -f "$WORK/qemu.pid" "$WORK/server-died"
 : >"$RESULTS"
 if [[ -n $RW ]]; then
 	rw_watch &
 	WPID=$!
+fi
+if [[ -n ${E2E_SERVER_PID:-} ]]; then
+	(
+		while kill -0 "$E2E_SERVER_PID" 2>/dev/null; do sleep 1; done
+		date +%T >"$WORK/server-died"
+		e2e_log "the server (pid $E2E_SERVER_PID) is gone: stopping the guest in 3 s"
+		sleep 3
+		[[ -s $WORK/qemu.pid ]] && kill "$(cat "$WORK/qemu.pid")" 2>/dev/null
+	) &
+	MPID=$!
 fi
 
 start=$SECONDS
@@ -209,6 +235,7 @@ set -e
 elapsed=$((SECONDS - start))
 stop_pcap
 stop_watch
+stop_mon
 e2e_log "qemu exited rc=$qrc after ${elapsed}s; console: $CONSOLE; results: $RESULTS"
 
 fails=()
@@ -220,7 +247,9 @@ fail() {
 # The serial port may add CRs.
 sed -i 's/\r$//' "$RESULTS"
 
-if ((qrc == 124 || qrc == 137)); then
+if [[ -s $WORK/server-died ]]; then
+	fail "THE SERVER DIED during the test at $(cat "$WORK/server-died") (guest stopped; see the server log)"
+elif ((qrc == 124 || qrc == 137)); then
 	fail "TIMEOUT: qemu killed after ${TIMEOUT}s (guest hung; see the console above / $CONSOLE)"
 elif ((qrc != 0)); then
 	fail "qemu exited with status $qrc"
@@ -272,6 +301,11 @@ rw_check() {
 	while read -r _ _ name rest; do e2e_log "v$v: write step $name SKIPPED ($rest)"; done < <(grep "^SKIP $v " "$RESULTS" || true)
 	while read -r _ _ name rest; do e2e_log "v$v: $name: $rest"; done < <(grep "^INFO $v " "$RESULTS" || true)
 
+	# Past here: verdicts on what the guest finished (a guest that stopped
+	# early has already been reported, its leftovers would only add noise).
+	if ! grep -qxF "RWLISTED $v" "$RESULTS"; then
+		return 0
+	fi
 	sync
 	sed -n "s/^RM $v //p" "$RESULTS" >"$WORK/rw-mirror-$v.manifest"
 	sed -n "s/^RW $v //p" "$RESULTS" >"$WORK/rw-guest-$v.manifest"
@@ -347,6 +381,7 @@ rw_check() {
 	fi
 
 	# Reverse: host changes, guest sees them.
+	grep -qxF "RWDONE $v" "$RESULTS" || return 0
 	sed -n "s/^HB $v //p" "$RESULTS" >"$WORK/rw-hostdir-guest-before-$v.manifest"
 	sed -n "s/^HA $v //p" "$RESULTS" >"$WORK/rw-hostdir-guest-after-$v.manifest"
 	rw_diff "$v" reverse-before "$WORK/rw-host-before-$v.manifest" "$WORK/rw-hostdir-guest-before-$v.manifest" \
@@ -356,9 +391,9 @@ rw_check() {
 	else
 		if rw_diff "$v" reverse-after "$WORK/rw-host-after-$v.manifest" "$WORK/rw-hostdir-guest-after-$v.manifest" \
 			"host-changed files vs the guest's view after drop_caches"; then
-			e2e_log "v$v: reverse: the guest sees the host's rewrite, replace, rename, remove, create, chmod, mkdir"
+			e2e_log "v$v: reverse: the guest sees the host's same-size rewrite of an open+cached file, append, replace by rename, rename, remove, create, chmod, mkdir"
 		fi
-		for f in chg.bin repl.txt; do
+		for f in chg.bin repl.txt grow.txt; do
 			want=$(awk -v f="./$f" '$1=="F" && $2==f {print $NF}' "$WORK/rw-host-after-$v.manifest")
 			got=$(awk -v v="$v" -v f="$f" '$1=="HC" && $2==v && $3==f {print $4}' "$RESULTS")
 			if [[ $got != "$want" ]]; then
