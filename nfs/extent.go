@@ -31,6 +31,10 @@ const maxExtents = 1 << 16
 // READ_PLUS finds its extents cached.
 const lookahead = 4 << 20
 
+// fragmentedRun is how many small holes in a row make walk give up on a
+// window.
+const fragmentedRun = 32
+
 // seeker is lseek; tests replace it to force failures.
 var seeker = unix.Seek
 
@@ -67,9 +71,20 @@ func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []ext
 
 // walk finds the runs from off up to at least limit (and at most max, the
 // start of the next known run or EOF), using SEEK_DATA and SEEK_HOLE.
+//
+// A finely fragmented region (many holes in a row too small to be sent as
+// holes, see minHole) costs two lseeks per few KiB and gains nothing, since
+// those holes go out as data anyway: after fragmentedRun of them the rest
+// of the window is recorded as data, so READ_PLUS there costs what READ
+// does.
 func (x *extentCache) walk(fd int, off, limit, max int64) []extent {
 	var runs []extent
+	small := 0
 	for off < limit {
+		if small >= fragmentedRun {
+			runs = append(runs, extent{off, limit, false})
+			return runs
+		}
 		d, err := seeker(fd, off, unix.SEEK_DATA)
 		if err == unix.ENXIO {
 			// No data after off: a hole up to EOF.
@@ -83,6 +98,11 @@ func (x *extentCache) walk(fd int, off, limit, max int64) []extent {
 			runs = append(runs, extent{off, min(d, max), true})
 			if d >= max {
 				return runs
+			}
+			if d-off < minHole {
+				small++
+			} else {
+				small = 0
 			}
 		}
 		h, err := seeker(fd, d, unix.SEEK_HOLE)

@@ -240,3 +240,35 @@ func equalSegs(a, b []seg) bool {
 	}
 	return true
 }
+
+// A finely fragmented file is walked with a bounded number of lseeks per
+// window, and still reads back exactly.
+func TestReadPlusFragmentedWalkIsBounded(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	const K = 1024
+	var data [][2]int64
+	for off := int64(0); off < 8<<20; off += 8 * K {
+		data = append(data, [2]int64{off, off + 4*K})
+	}
+	want := h.sparse("frag", 8<<20, data)
+	fh := h.lookupFH("frag")
+	calls := 0
+	seeker = func(fd int, off int64, whence int) (int64, error) {
+		calls++
+		return unix.Seek(fd, off, whence)
+	}
+	defer func() { seeker = unix.Seek }()
+	var got []byte
+	for off := uint64(0); off < 8<<20; off += 1 << 20 {
+		_, _, b := h.readPlus(fh, off, 1<<20)
+		got = append(got, b...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("data differs")
+	}
+	// 1024 data runs: a full walk would take over 2000 lseeks.
+	if calls > 400 {
+		t.Fatalf("%d lseeks for 8 MiB of 4 KiB extents", calls)
+	}
+}
