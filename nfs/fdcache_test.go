@@ -33,3 +33,28 @@ func TestFDCacheBound(t *testing.T) {
 		t.Fatalf("reread: %d", st)
 	}
 }
+
+// The node table forgets idle nodes past its bound; their handles still
+// resolve.
+func TestNodeEviction(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	h.s.files.max = 16
+	var fhs [][]byte
+	for i := 0; i < 64; i++ {
+		name := "n" + itoa(i)
+		h.write(name, []byte(name))
+		fhs = append(fhs, h.lookupFH(name))
+		for h.s.files.evicting.Load() {
+		}
+	}
+	h.s.files.mu.RLock()
+	n := len(h.s.files.nodes)
+	h.s.files.mu.RUnlock()
+	if n > 17 {
+		t.Fatalf("%d nodes kept, bound 16", n)
+	}
+	if st := h.readWith(fhs[0], nfs4.AnonStateid); st != nfs4.OK {
+		t.Fatalf("read through an evicted node's handle: %d", st)
+	}
+}

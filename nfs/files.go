@@ -67,13 +67,50 @@ type nodeKey struct {
 	ino uint64
 }
 
-// fileTable maps handles to nodes. Lookups go by export and inode.
-type fileTable struct {
-	mu    sync.RWMutex
-	nodes map[nodeKey]*node
+// same reports whether two nodes stand for the same file (a node evicted
+// from the table may live on in a request while a new one replaces it).
+func (n *node) same(o *node) bool {
+	return n == o || n != nil && o != nil && n.exp == o.exp && n.ino == o.ino
 }
 
-func newFileTable() *fileTable { return &fileTable{nodes: make(map[nodeKey]*node)} }
+// fileTable maps handles to nodes. Lookups go by export and inode.
+type fileTable struct {
+	mu       sync.RWMutex
+	nodes    map[nodeKey]*node
+	max      int
+	evicting atomic.Bool
+	busy     func(*node) bool // set by the server: does state refer to n?
+}
+
+// defaultMaxNodes bounds the nodes kept; past it, idle ones are forgotten
+// (their handles resolve again through the kernel handle when next used).
+const defaultMaxNodes = 1 << 20
+
+func newFileTable() *fileTable {
+	return &fileTable{nodes: make(map[nodeKey]*node), max: defaultMaxNodes}
+}
+
+// evictIdle forgets nodes that nothing holds (no open or lock state, no
+// reply in flight, no cached descriptor) until the table is at 3/4 of its
+// bound. busy reports whether state refers to a node.
+func (t *fileTable) evictIdle(busy func(*node) bool) {
+	defer t.evicting.Store(false)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, n := range t.nodes {
+		if len(t.nodes) <= t.max*3/4 {
+			return
+		}
+		if n.ino == n.exp.rootIno || busy(n) || !n.mu.TryLock() {
+			continue
+		}
+		idle := n.pins == 0 && !n.cached
+		n.mu.Unlock()
+		if idle {
+			delete(t.nodes, k)
+		}
+	}
+}
 
 func (t *fileTable) get(k nodeKey) *node {
 	t.mu.RLock()
@@ -95,6 +132,9 @@ func (t *fileTable) put(n *node) *node {
 		return old
 	}
 	t.nodes[k] = n
+	if len(t.nodes) > t.max && t.evicting.CompareAndSwap(false, true) {
+		go t.evictIdle(t.busy)
+	}
 	return n
 }
 

@@ -144,7 +144,7 @@ func opLock(c *compound) uint32 {
 		st, s = t.lockStateLocked(c, openSid, clientID, string(owner))
 	} else {
 		st, s = t.findLocked(lockSid)
-		if s == nfs4.OK && (st.lock == nil || st.node != c.cfh) {
+		if s == nfs4.OK && (st.lock == nil || !st.node.same(c.cfh)) {
 			s = nfs4.ErrBadStateid
 		}
 	}
@@ -181,7 +181,7 @@ func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, clientID
 	if s != nfs4.OK {
 		return nil, s
 	}
-	if o.lock != nil || o.node != c.cfh {
+	if o.lock != nil || !o.node.same(c.cfh) {
 		return nil, nfs4.ErrBadStateid
 	}
 	if clientID != o.client.id {
@@ -282,7 +282,7 @@ func opLocku(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	if st.lock == nil || st.node != c.cfh {
+	if st.lock == nil || !st.node.same(c.cfh) {
 		return nfs4.ErrBadStateid
 	}
 	n := st.node

@@ -246,7 +246,7 @@ func opClose(c *compound) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	o, s := t.findLocked(sid)
-	if s == nfs4.OK && (o.node != c.cfh || o.lock != nil) {
+	if s == nfs4.OK && (!o.node.same(c.cfh) || o.lock != nil) {
 		s = nfs4.ErrBadStateid
 	}
 	if s == nfs4.OK && t.locksHeldLocked(o) {
@@ -286,7 +286,7 @@ func opOpenDowngrade(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	if o.node != c.cfh || o.lock != nil {
+	if !o.node.same(c.cfh) || o.lock != nil {
 		return nfs4.ErrBadStateid
 	}
 	if access == 0 || access&^o.access != 0 || deny&^o.deny != 0 {

@@ -125,6 +125,7 @@ func NewServer(cfg Config) (*Server, error) {
 	copy(s.bootVer[:], b[4:])
 	s.state = newStateTable(s)
 	s.files = newFileTable()
+	s.files.busy = s.state.holds
 	s.pseudoRoot = &node{rel: "/", ino: pseudoRootIno, handle: pseudoHandle, fd: -1, direct: -1, wfd: -1, dwfd: -1}
 	s.stop = make(chan struct{})
 	go s.reapLeases()

@@ -146,6 +146,13 @@ func (t *stateTable) session(id []byte) *session {
 	return t.sessions[k]
 }
 
+// holds reports whether open or lock state refers to n.
+func (t *stateTable) holds(n *node) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(n.opens) > 0 || len(n.locks) > 0
+}
+
 // dropLocked forgets an open or lock stateid, with the locks it holds.
 func (t *stateTable) dropLocked(o *openState) {
 	delete(t.opens, o.other)
@@ -204,7 +211,7 @@ func (t *stateTable) checkIO(sid nfs4.Stateid, n *node) uint32 {
 	if st != nfs4.OK {
 		return st
 	}
-	if o.node != n {
+	if !o.node.same(n) {
 		return nfs4.ErrBadStateid
 	}
 	return nfs4.OK
@@ -218,7 +225,7 @@ func (t *stateTable) checkWrite(sid nfs4.Stateid, n *node) uint32 {
 	if st != nfs4.OK {
 		return st
 	}
-	if o.node != n {
+	if !o.node.same(n) {
 		return nfs4.ErrBadStateid
 	}
 	if o.lock != nil {
