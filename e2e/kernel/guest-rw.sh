@@ -22,6 +22,7 @@
 #   RM V LINE | RW V LINE | HB V LINE | HA V LINE | HC V FILE SHA256
 #   RWLISTED V                     both trees printed
 #   STAT2 V OP ops errors          mountstats after the write workload
+#   STATU0|STATU1 V OP ops errors  mountstats around the expected refusals
 #   READY V
 
 RW_FLAGS=${RW_FLAGS:-}
@@ -98,6 +99,18 @@ flagged() {
 	fi
 }
 
+# rw_deny WANT UID CMD: CMD run as UID:UID must fail, its message saying
+# WANT ("Permission denied" = EACCES, "Operation not permitted" = EPERM).
+rw_deny() {
+	_o=$(fshelper runas "$2" "$2" /bin/sh -c "$3" 2>&1) && {
+		echo "uid $2 was allowed to: $3"
+		return 1
+	}
+	case "$_o" in *"$1"*) return 0 ;; esac
+	echo "uid $2: $3: want '$1', got: $_o"
+	return 1
+}
+
 rw_sources() {
 	[ -d /tmp/src ] && return 0
 	mkdir -p /tmp/src
@@ -166,6 +179,19 @@ rw_workload() {
 	flagged copy copy_file_range 'fshelper copy $D/odd-1000003.bin $D/cfr.bin'
 	both chmod 'chmod 600 $D/three.bin && chmod 751 $D/n1 && chmod 4755 $D/fsync.bin && chmod 444 $D/copied.bin'
 	both chown 'chown 1234:5678 $D/odd-1000003.bin && chown 4321 $D/n1/n2'
+	# The server acts with the caller's identity: creates by uid 1000 are
+	# owned by 1000:1000, and what uid 1000/1001 may not do is refused.
+	both users-dir 'mkdir $D/users && chmod 1777 $D/users'
+	both user-create 'fshelper runas 1000 1000 /bin/sh -c "echo mine >$D/users/u1000.txt && chmod 640 $D/users/u1000.txt && mkdir $D/users/u1000dir && echo in >$D/users/u1000dir/f"'
+	# The refusals below are errors in mountstats too: bracket them.
+	opstats "$RW_MNT" | while read -r op n e; do res "STATU0 $RW_V $op $n $e"; done
+	both user-denied-write 'rw_deny "Permission denied" 1001 "echo x >>$D/fsync.bin"'
+	both user-denied-create 'rw_deny "Permission denied" 1001 "echo x >$D/u1001.txt"'
+	both user-denied-read 'rw_deny "Permission denied" 1001 "cat $D/users/u1000.txt"'
+	both user-denied-sticky-rm 'rw_deny "Operation not permitted" 1001 "rm -f $D/users/u1000.txt"'
+	both user-denied-chmod 'rw_deny "Operation not permitted" 1001 "chmod 666 $D/users/u1000.txt"'
+	both user-denied-chown 'rw_deny "Operation not permitted" 1000 "chown 1001 $D/users/u1000.txt"'
+	opstats "$RW_MNT" | while read -r op n e; do res "STATU1 $RW_V $op $n $e"; done
 	both touch-d 'printf "t\n" >$D/t-old.txt && touch -d "2001-02-03 04:05:06" $D/t-old.txt && mkdir $D/t-dir && touch -d "1999-12-31 23:59:59" $D/t-dir'
 	both touch-create 'touch $D/new-empty'
 	# now.txt: host checks its mtime is from this run (SET_TO_SERVER_TIME).

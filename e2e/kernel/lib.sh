@@ -91,6 +91,9 @@ E2E_MODULES=(virtio_net nfsv4)
 e2e_initramfs() {
 	local out=$1 stage mdir dep m f line
 	stage=$(mktemp -d "${TMPDIR:-/tmp}/e2e-initramfs.XXXXXX")
+	# mktemp -d makes it 0700, and it becomes the guest's /: non-root
+	# users (the write checks run some steps as uid 1000/1001) need x.
+	chmod 755 "$stage"
 	mkdir -p "$stage"/{bin,sbin,dev,proc,sys,mnt,tmp,modules}
 	# PID 1 needs /dev/console before devtmpfs is mounted.
 	mknod -m 600 "$stage/dev/console" c 5 1 || e2e_die "mknod /dev/console failed (run as root)"

@@ -13,6 +13,7 @@
 //	fshelper copy SRC DST            copy_file_range, whole file, DST created (COPY)
 //	fshelper clone SRC DST           ioctl(FICLONE), DST created; removed on failure (CLONE)
 //	fshelper locks FILE              POSIX lock conflicts between two processes (LOCK/LOCKT/LOCKU)
+//	fshelper runas UID GID PROG ARGS  exec PROG as UID:GID, no supplementary groups
 package main
 
 import (
@@ -45,7 +46,7 @@ func num(s string) int64 {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: fshelper punch|alloc FILE OFF LEN | seek FILE OFF hole|data | copy|clone SRC DST | locks FILE")
+	fmt.Fprintln(os.Stderr, "usage: fshelper punch|alloc FILE OFF LEN | seek FILE OFF hole|data | copy|clone SRC DST | locks FILE | runas UID GID PROG ARGS...")
 	os.Exit(2)
 }
 
@@ -132,6 +133,25 @@ func main() {
 			usage()
 		}
 		locks(a[0])
+	case "runas":
+		if len(a) < 3 {
+			usage()
+		}
+		uid, gid := int(num(a[0])), int(num(a[1]))
+		if err := unix.Setgroups(nil); err != nil {
+			die("setgroups", err)
+		}
+		if err := unix.Setgid(gid); err != nil {
+			die("setgid", err)
+		}
+		if err := unix.Setuid(uid); err != nil {
+			die("setuid", err)
+		}
+		prog, err := exec.LookPath(a[2])
+		if err != nil {
+			die("exec "+a[2], err)
+		}
+		die("exec "+prog, unix.Exec(prog, a[2:], os.Environ()))
 	case "lockchild":
 		// Internal: run by "locks" as the second lock owner.
 		if len(a) != 2 {
