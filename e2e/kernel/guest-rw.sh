@@ -143,6 +143,12 @@ rw_workload() {
 	both overwrite-middle 'cat /tmp/src/odd >$D/rmw.bin && dd if=/tmp/src/f of=$D/rmw.bin bs=777 count=1 seek=12345 oflag=seek_bytes conv=notrunc'
 	both append 'printf "line1\n" >$D/append.txt && dd if=/tmp/src/a of=$D/append.txt bs=4099 count=3 oflag=append conv=notrunc && echo more >>$D/append.txt'
 	both write-past-eof 'dd if=/tmp/src/f of=$D/past-eof.bin bs=4096 count=2 seek=300'
+	# Concurrent WRITEs: four files at once, then four O_DIRECT writers on
+	# disjoint 256 KiB ranges of one file (separate RPCs in flight).
+	both parallel-writers 'for i in 0 1 2 3; do dd if=/tmp/src/m4 of=$D/par-$i.bin bs=65536 skip=$((i * 16)) count=16 2>/dev/null & done; wait'
+	both2 same-file-concurrent-direct \
+		'for i in 0 1 2 3; do dd if=/tmp/src/m4 of=$D/shared.bin bs=262144 skip=$i seek=$i count=1 conv=notrunc 2>/dev/null; done' \
+		': >$D/shared.bin && for i in 0 1 2 3; do dd if=/tmp/src/m4 of=$D/shared.bin bs=262144 skip=$i seek=$i count=1 conv=notrunc oflag=direct 2>/dev/null & done; wait'
 	both cp-readonly-file 'cp $RW_MNT/odd-1000003.bin $D/copied.bin'
 	both many-small-files 'mkdir $D/many && for i in $(seq 1 40); do echo "file $i" >$D/many/f$i || exit 1; done'
 	both mkdir-p 'mkdir -p $D/n1/n2/n3/n4'
