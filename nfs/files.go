@@ -623,6 +623,8 @@ func errno(err error) uint32 {
 		return nfs4.ErrSymlink
 	case unix.ENXIO:
 		return nfs4.ErrNxio
+	case unix.EOPNOTSUPP:
+		return nfs4.ErrNotsupp
 	}
 	return nfs4.ErrIO
 }

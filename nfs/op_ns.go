@@ -124,10 +124,19 @@ func opCreate(c *compound) uint32 {
 			attrs.mode = mode
 		}
 		set, err = applyAttrs(fd, -1, &attrs)
+		if err != nil {
+			// Do not leave behind an object the client is told failed.
+			flags := 0
+			if typ == nfs4.NF4DIR {
+				flags = unix.AT_REMOVEDIR
+			}
+			unix.Unlinkat(dir.fd, string(name), flags)
+			return err
+		}
 		if typ != nfs4.NF4LNK {
 			set.Set(nfs4.AttrMode)
 		}
-		return err
+		return nil
 	})
 	ci := dir.done()
 	if err != nil {
