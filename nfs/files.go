@@ -323,43 +323,31 @@ func (n *node) readFD() (int, error) {
 	return fd, nil
 }
 
-// directFD returns a cached O_DIRECT descriptor, or -1 when the filesystem
-// refuses O_DIRECT for this file.
-func (n *node) directFD() int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.direct != -1 {
-		if n.direct == -2 {
-			return -1
-		}
-		return n.direct
-	}
-	fd, err := n.exp.open(n.rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_DIRECT)
-	if err != nil {
-		n.direct = -2
-		return -1
-	}
-	n.direct = fd
-	n.exp.fds.opened(n)
-	return fd
-}
+// directFD returns a cached O_DIRECT descriptor for reading, or -1 when
+// the filesystem refuses O_DIRECT for this file.
+func (n *node) directFD() int { return n.cachedDirect(&n.direct, unix.O_RDONLY) }
 
 // directWriteFD returns a cached O_DIRECT descriptor for writing, or -1.
-func (n *node) directWriteFD() int {
+func (n *node) directWriteFD() int { return n.cachedDirect(&n.dwfd, unix.O_WRONLY) }
+
+// cachedDirect opens (once) an O_DIRECT descriptor kept in *slot: -1
+// means not opened yet, -2 refused.
+func (n *node) cachedDirect(slot *int, flags int) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.dwfd != -1 {
-		if n.dwfd == -2 {
-			return -1
-		}
-		return n.dwfd
+	switch *slot {
+	case -2:
+		return -1
+	case -1:
+	default:
+		return *slot
 	}
-	fd, err := n.exp.open(n.rel, unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_DIRECT)
+	fd, err := n.exp.open(n.rel, flags|unix.O_NOFOLLOW|unix.O_DIRECT)
 	if err != nil {
-		n.dwfd = -2
+		*slot = -2
 		return -1
 	}
-	n.dwfd = fd
+	*slot = fd
 	n.exp.fds.opened(n)
 	return fd
 }

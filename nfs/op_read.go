@@ -73,33 +73,53 @@ func (c *compound) clampCount(count uint32) int {
 	return n
 }
 
-func opRead(c *compound) uint32 {
+// readArgs decodes READ4args (also READ_PLUS's) and works out the range to
+// read: n bytes at off, clamped to the file, the server's maximum and the
+// session's reply room; eof when the range reaches the end of the file.
+type readArgs struct {
+	fd  int
+	st  unix.Stat_t
+	off uint64
+	n   int
+	eof bool
+}
+
+func (c *compound) readArgs(a *readArgs) uint32 {
 	sid := nfs4.DecodeStateid(c.d)
-	off := c.d.Uint64()
+	a.off = c.d.Uint64()
 	count := c.d.Uint32()
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	var st unix.Stat_t
-	fd, s := c.readTarget(sid, &st)
+	fd, s := c.readTarget(sid, &a.st)
 	if s != nfs4.OK {
 		return s
 	}
-	n := c.clampCount(count)
-	size := st.Size
-	if off >= uint64(size) {
-		n = 0
-	} else if rem := uint64(size) - off; uint64(n) > rem {
-		n = int(rem)
+	a.fd = fd
+	a.n = c.clampCount(count)
+	size := uint64(a.st.Size)
+	if a.off >= size {
+		a.n = 0
+	} else if rem := size - a.off; uint64(a.n) > rem {
+		a.n = int(rem)
+	}
+	a.eof = a.off+uint64(a.n) >= size
+	return nfs4.OK
+}
+
+func opRead(c *compound) uint32 {
+	var a readArgs
+	if s := c.readArgs(&a); s != nfs4.OK {
+		return s
 	}
 	e := c.e
 	eofPos := e.Pos()
-	e.Bool(off+uint64(n) >= uint64(size))
+	e.Bool(a.eof)
 	countPos := e.Reserve()
-	e.Patch(countPos, uint32(n))
-	if n > 0 {
-		c.rep.addRead(fd, c.directFor(n), 0, int64(off), n)
-		c.rep.addSeg(countPos, eofPos, 0, n)
+	e.Patch(countPos, uint32(a.n))
+	if a.n > 0 {
+		c.rep.addRead(a.fd, c.directFor(a.n), 0, int64(a.off), a.n)
+		c.rep.addSeg(countPos, eofPos, 0, a.n)
 	}
 	return nfs4.OK
 }
@@ -119,34 +139,20 @@ const (
 )
 
 func opReadPlus(c *compound) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
-	off := c.d.Uint64()
-	count := c.d.Uint32()
-	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
-	}
-	var st unix.Stat_t
-	fd, s := c.readTarget(sid, &st)
-	if s != nfs4.OK {
+	var a readArgs
+	if s := c.readArgs(&a); s != nfs4.OK {
 		return s
-	}
-	n := c.clampCount(count)
-	size := st.Size
-	if off >= uint64(size) {
-		n = 0
-	} else if rem := uint64(size) - off; uint64(n) > rem {
-		n = int(rem)
 	}
 	e := c.e
 	eofPos := e.Pos()
-	e.Bool(off+uint64(n) >= uint64(size))
-	if n == 0 {
+	e.Bool(a.eof)
+	if a.n == 0 {
 		e.Uint32(0)
 		return nfs4.OK
 	}
-	segs := c.planSegments(fd, &st, int64(off), int64(n))
+	segs := c.planSegments(a.fd, &a.st, int64(a.off), int64(a.n))
 	e.Uint32(uint32(len(segs)))
-	c.encodeSegments(fd, segs, eofPos)
+	c.encodeSegments(a.fd, segs, eofPos)
 	return nfs4.OK
 }
 
