@@ -97,16 +97,23 @@ func (c *compound) needDir(st *unix.Stat_t) uint32 {
 	return nfs4.ErrNotdir
 }
 
-func opLookup(c *compound) uint32 {
+// nameInDir decodes a component name and checks it and the current
+// filehandle, a directory whose attributes it leaves in st.
+func (c *compound) nameInDir(st *unix.Stat_t) ([]byte, uint32) {
 	name := c.d.String(nfs4.OpaqueLimit)
 	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
+		return nil, nfs4.ErrBadXDR
 	}
+	if s := c.needDir(st); s != nfs4.OK {
+		return nil, s
+	}
+	return name, checkName(name)
+}
+
+func opLookup(c *compound) uint32 {
 	var st unix.Stat_t
-	if s := c.needDir(&st); s != nfs4.OK {
-		return s
-	}
-	if s := checkName(name); s != nfs4.OK {
+	name, s := c.nameInDir(&st)
+	if s != nfs4.OK {
 		return s
 	}
 	if c.cfh.exp == nil {
@@ -279,15 +286,8 @@ func (c *compound) encodeSecinfo() {
 }
 
 func opSecinfo(c *compound) uint32 {
-	name := c.d.String(nfs4.OpaqueLimit)
-	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
-	}
 	var st unix.Stat_t
-	if s := c.needDir(&st); s != nfs4.OK {
-		return s
-	}
-	if s := checkName(name); s != nfs4.OK {
+	if _, s := c.nameInDir(&st); s != nfs4.OK {
 		return s
 	}
 	c.encodeSecinfo()
