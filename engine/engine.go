@@ -40,6 +40,10 @@ type Options struct {
 	// waiting to be sent before the io_uring engine stops reading files and
 	// receiving requests for it (default 8 MiB).
 	MaxQueuedBytes int
+	// FileIO, when set, is the server's write path (nfs.Config.IO): the
+	// io_uring engine routes its writes, syncs and allocations through
+	// io_uring while it runs.
+	FileIO *FileIO
 }
 
 func (o *Options) defaults() {

@@ -37,6 +37,7 @@ import (
 type Uring struct {
 	h      nfs.Handler
 	inline inliner // h, when it can tell quick records apart
+	rio    *ringIO // rings for the writes of opts.FileIO
 	opts   Options
 	dio    dioMode
 	loops  []*loop
@@ -77,7 +78,8 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 	}
 	e := &Uring{h: h, opts: opts, dio: dio, lns: map[net.Listener]struct{}{}}
 	e.inline, _ = h.(inliner)
-	e.work = newWorkPool(max(minWorkers, 4*opts.Cores))
+	workers := max(minWorkers, 4*opts.Cores)
+	e.work = newWorkPool(workers)
 	for i := range opts.Cores {
 		l, err := startLoop(e, i)
 		if err != nil {
@@ -86,6 +88,15 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 			return nil, err
 		}
 		e.loops = append(e.loops, l)
+	}
+	if opts.FileIO != nil {
+		rio, err := newRingIO(workers)
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("io_uring for file writes: %w", err)
+		}
+		e.rio = rio
+		opts.FileIO.useRings(rio)
 	}
 	return e, nil
 }
@@ -186,6 +197,10 @@ func (e *Uring) Close() error {
 	e.serves.Wait()
 	e.stopLoops()
 	e.work.close()
+	if e.rio != nil {
+		e.opts.FileIO.useRings(nil)
+		e.rio.close()
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/ring"
 )
 
 // IOMode is the write policy, knfsd's three I/O modes as one flag.
@@ -110,6 +111,7 @@ type FileIO struct {
 	aligns      sync.Map    // device -> dioAlignment
 	noDontcache atomic.Bool // RWF_DONTCACHE refused once: stop trying
 	bufs        sync.Pool   // aligned bounce buffers for unaligned payloads
+	rings       atomic.Pointer[ringIO]
 }
 
 type dioAlignment struct{ mem, off int }
@@ -123,8 +125,12 @@ func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 	if f.Mode == IODirect && len(data) >= nfs.DirectMin {
 		al = f.alignment(file.FD)
 	}
+	parts := planWrite(f.Mode, !f.NoSplit, off, len(data), al.off)
+	if r := f.rings.Load(); r != nil {
+		return f.writeRing(r, file, parts, data, off, al)
+	}
 	done := 0
-	for _, p := range planWrite(f.Mode, !f.NoSplit, off, len(data), al.off) {
+	for _, p := range parts {
 		n, err := f.writePart(file, p, data[p.start:p.end], off+int64(p.start), al)
 		done += n
 		if err != nil || n < p.end-p.start {
@@ -158,10 +164,8 @@ func (f *FileIO) writePart(file nfs.File, p writePart, b []byte, off int64, al d
 // writeDirect writes through O_DIRECT, bouncing the payload through an
 // aligned buffer when its memory is not aligned as the device needs.
 func (f *FileIO) writeDirect(fd int, b []byte, off int64, al dioAlignment) (int, error) {
-	if al.mem > 0 && uintptr(unsafe.Pointer(&b[0]))%uintptr(al.mem) != 0 {
-		bp := f.bounce(len(b))
+	if bp := f.alignedCopy(b, al); bp != nil {
 		defer f.bufs.Put(bp)
-		copy(*bp, b)
 		b = (*bp)[:len(b)]
 	}
 	return unix.Pwrite(fd, b, off)
@@ -199,3 +203,87 @@ func (f *FileIO) alignment(fd int) dioAlignment {
 	f.aligns.Store(st.Dev, al)
 	return al
 }
+
+// writeRing submits all parts of a write at once through io_uring; a part
+// that comes back short or refused is finished with plain syscalls.
+func (f *FileIO) writeRing(r *ringIO, file nfs.File, parts []writePart, data []byte, off int64, al dioAlignment) (int, error) {
+	bufs := make([][]byte, len(parts))
+	fds := make([]int, len(parts))
+	for i, p := range parts {
+		bufs[i], fds[i] = data[p.start:p.end], file.FD
+		if p.kind == wDirect {
+			if fds[i] = file.Direct(); fds[i] < 0 {
+				fds[i], parts[i].kind = file.FD, wBuffered
+			} else if bp := f.alignedCopy(bufs[i], al); bp != nil {
+				defer f.bufs.Put(bp)
+				bufs[i] = (*bp)[:len(bufs[i])]
+			}
+		}
+	}
+	dontcache := !f.noDontcache.Load()
+	var resBuf [3]int32
+	res := r.run(len(parts), func(i int, s *ring.SQE) {
+		s.PrepWrite(fds[i], bufs[i], uint64(off)+uint64(parts[i].start))
+		if parts[i].kind == wDontcache && dontcache {
+			s.OpFlags = unix.RWF_DONTCACHE
+		}
+	}, resBuf[:0])
+	done := 0
+	for i, p := range parts {
+		n := int(max(res[i], 0))
+		if n < len(bufs[i]) {
+			if res[i] == -int32(unix.EOPNOTSUPP) {
+				f.noDontcache.Store(true)
+			}
+			// Finish (or redo) this part the plain way.
+			m, err := f.writePart(file, writePart{p.kind, p.start + n, p.end}, data[p.start+n:p.end], off+int64(p.start+n), al)
+			n += m
+			if err != nil {
+				return done + n, err
+			}
+		}
+		done += n
+	}
+	return done, nil
+}
+
+// alignedCopy returns an aligned copy of b when its memory is not aligned
+// as O_DIRECT needs, or nil when b can be used as it is.
+func (f *FileIO) alignedCopy(b []byte, al dioAlignment) *[]byte {
+	if al.mem == 0 || uintptr(unsafe.Pointer(&b[0]))%uintptr(al.mem) == 0 {
+		return nil
+	}
+	bp := f.bounce(len(b))
+	copy(*bp, b)
+	return bp
+}
+
+// Sync implements nfs.FileIO: fsync or fdatasync through the ring when
+// there is one.
+func (f *FileIO) Sync(fd int, dataOnly bool) error {
+	r := f.rings.Load()
+	if r == nil {
+		return f.PlainIO.Sync(fd, dataOnly)
+	}
+	var flags uint32
+	if dataOnly {
+		flags = ring.FsyncDatasync
+	}
+	var resBuf [1]int32
+	res := r.run(1, func(_ int, s *ring.SQE) { s.PrepFsync(fd, flags) }, resBuf[:0])
+	return errOf(res[0])
+}
+
+// Fallocate implements nfs.FileIO through the ring when there is one.
+func (f *FileIO) Fallocate(fd int, mode uint32, off, n int64) error {
+	r := f.rings.Load()
+	if r == nil {
+		return f.PlainIO.Fallocate(fd, mode, off, n)
+	}
+	var resBuf [1]int32
+	res := r.run(1, func(_ int, s *ring.SQE) { s.PrepFallocate(fd, mode, uint64(off), uint64(n)) }, resBuf[:0])
+	return errOf(res[0])
+}
+
+// useRings makes the file I/O go through r (nil: plain syscalls again).
+func (f *FileIO) useRings(r *ringIO) { f.rings.Store(r) }

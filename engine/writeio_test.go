@@ -86,3 +86,50 @@ func TestFileIOWrites(t *testing.T) {
 		})
 	}
 }
+
+// Through the rings, every mode writes the same bytes too, and sync and
+// allocate work.
+func TestFileIOWritesThroughRing(t *testing.T) {
+	rio, err := newRingIO(2)
+	if err != nil {
+		t.Skip("io_uring unavailable:", err)
+	}
+	defer rio.close()
+	for _, mode := range []IOMode{IODirect, IODontcache, IOBuffered} {
+		t.Run(mode.String(), func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "f")
+			fd, err := unix.Open(p, unix.O_RDWR|unix.O_CREAT, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unix.Close(fd)
+			dfd, err := unix.Open(p, unix.O_WRONLY|unix.O_DIRECT, 0)
+			if err != nil {
+				dfd = -1
+			} else {
+				defer unix.Close(dfd)
+			}
+			io := NewFileIO(mode)
+			io.useRings(rio)
+			want := make([]byte, 10*47008)
+			for i := 0; i < 10; i++ {
+				chunk := bytes.Repeat([]byte{byte(i + 1)}, 47008)
+				copy(want[i*47008:], chunk)
+				buf := append([]byte{0}, chunk...)[1:]
+				if n, err := io.WriteAt(nfs.NewFile(fd, dfd), buf, int64(i*47008)); err != nil || n != len(chunk) {
+					t.Fatalf("write %d: %d %v", i, n, err)
+				}
+			}
+			if err := io.Sync(fd, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := io.Fallocate(fd, 0, 0, 1<<20); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(p)
+			if !bytes.Equal(got[:len(want)], want) || len(got) != 1<<20 {
+				t.Fatalf("file content differs (len %d)", len(got))
+			}
+		})
+	}
+}

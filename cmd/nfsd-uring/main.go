@@ -52,6 +52,7 @@ func run() error {
 	maxIO := flag.Int("max-io", 1<<20, "largest READ/WRITE payload in bytes")
 	slots := flag.Int("slots", 128, "session slots offered to each client")
 	splitWrites := flag.Bool("split-writes", true, "with --io-mode direct, split misaligned large writes into buffered head, O_DIRECT middle, buffered tail (false: write them whole, buffered with RWF_DONTCACHE)")
+	directIO := flag.String("direct-reads", "auto", "O_DIRECT for file reads in the io_uring engine: auto (where measured to pay: buffered on page-cache-hot data), on or off")
 	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
@@ -93,7 +94,7 @@ func run() error {
 		return err
 	}
 	defer srv.Close()
-	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores})
+	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores, DirectIO: *directIO, FileIO: fio})
 	if err != nil {
 		return err
 	}
