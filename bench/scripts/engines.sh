@@ -14,7 +14,7 @@
 #   bash bench/scripts/engines.sh              # make bench runs this
 #   REPS=1 CONNS="4" CORES="1" bash bench/scripts/engines.sh   # quick
 #
-# Env: REPS (3), CORES ("1 2"), CONNS ("1 4 16"), SIZE (1G), OPS (50000),
+# Env: REPS (5), CORES ("1 2"), CONNS ("1 4 16"), SIZE (1G), OPS (100000),
 # DEPTH (16), VERIFY (0: --no-verify, like iperf3 the client does not look
 # at the bytes; 1: check every byte), BASE_PORT (31100), WORK
 # (/tmp/nfsd-uring-bench/engines), NO_BUILD=1 to use bin/ as is.
@@ -26,11 +26,11 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 trap cleanup EXIT INT TERM
 
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 CORES=${CORES:-1 2}
 CONNS=${CONNS:-1 4 16}
 SIZE=${SIZE:-1G}
-OPS=${OPS:-50000}
+OPS=${OPS:-100000}
 DEPTH=${DEPTH:-16}
 VERIFY=${VERIFY:-0}
 BASE_PORT=${BASE_PORT:-31100}
@@ -60,8 +60,15 @@ iperf3_once() {
 	python3 - "$WORK/json/iperf3-$1.json" >>"$RES" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
-bps = j["end"]["sum_received"]["bits_per_second"]
-print(json.dumps({"kind": "iperf3", "mb_per_sec": bps / 8 / 1e6}))
+e = j["end"]
+bps = e["sum_received"]["bits_per_second"]
+gib = e["sum_received"]["bytes"] / 2**30
+cpu = e.get("cpu_utilization_percent", {})
+# iperf3's own CPU (sender = client here, receiver = server), s per GiB
+per = lambda pct: pct / 100 * e["sum_received"]["seconds"] / gib if gib else float("nan")
+print(json.dumps({"kind": "iperf3", "mb_per_sec": bps / 8 / 1e6,
+                  "sender_s_per_gib": per(cpu.get("host_total", float("nan"))),
+                  "receiver_s_per_gib": per(cpu.get("remote_total", float("nan")))}))
 EOF
 	log "iperf3 run $1: $(tail -1 "$RES")"
 }
@@ -116,7 +123,7 @@ for cores in $CORES; do
 done
 
 echo
-echo "## engines.sh: uring vs portable ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)), medians of $REPS, size $SIZE, depth $DEPTH, randread $OPS ops, verify=$VERIFY"
+echo "## engines.sh: uring vs portable (built from $BUILD_REV), medians of $REPS, size $SIZE, depth $DEPTH, randread $OPS ops, verify=$VERIFY"
 python3 - "$RES" <<'EOF'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -132,17 +139,27 @@ def med(server, wl, op, cores, conns, field):
     v = [x for x in v if x is not None]
     return st.median(v) if v else float("nan")
 keys = sorted({(r["cores"], r["conns"]) for r in nfs})
-print(f"\niperf3 127.0.0.1, 1 stream, 5 s: median {ipm:.0f} MB/s (runs: {', '.join(f'{x:.0f}' for x in ip)})\n")
+ips = st.median([r["sender_s_per_gib"] for r in rows if r["kind"] == "iperf3"])
+ipr = st.median([r["receiver_s_per_gib"] for r in rows if r["kind"] == "iperf3"])
+print(f"\niperf3 127.0.0.1, 1 stream, 5 s: median {ipm:.0f} MB/s (runs: {', '.join(f'{x:.0f}' for x in ip)}); "
+      f"iperf3's own CPU per GiB: sender {ips:.2f} s, receiver {ipr:.2f} s\n")
 print("### 1 MiB sequential READ, cached `data` file (readmatrix)\n")
-print("| --cores | conns | uring MB/s | portable MB/s | MB/s u/p | uring srv s/GiB | portable srv s/GiB | s/GiB u/p | uring % of iperf3 | portable % of iperf3 | READ_PLUS MB/s u / p |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| --cores | conns | uring MB/s | portable MB/s | MB/s u/p | uring srv s/GiB | portable srv s/GiB | s/GiB u/p | uring % of iperf3 | portable % of iperf3 | READ_PLUS MB/s u / p | client CPU s/GiB u / p | uring MB/s min-max |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 R = {}
+def seqrows(s, c, n):
+    return [r for r in nfs if r["server"] == s and r["workload"] == "readmatrix" and r["op"] == "READ"
+            and r["cores"] == c and r["conns"] == n and not r.get("error")]
+cli = lambda s, c, n: st.median([r["client_cpu_seconds"] / (r["bytes"] / 2**30) for r in seqrows(s, c, n)])
+def rng(c, n):
+    v = [r["mb_per_sec"] for r in seqrows("uring", c, n)]
+    return f"{min(v):.0f}-{max(v):.0f}"
 for c, n in keys:
     g = lambda s, f, op="READ": med(s, "readmatrix", op, c, n, f)
     um, pm = g("uring", "mb_per_sec"), g("portable", "mb_per_sec")
     ug, pg = g("uring", "server_cpu_seconds_per_gib"), g("portable", "server_cpu_seconds_per_gib")
     R[c, n, "seq"] = (um, pm, ug, pg)
-    print(f"| {c} | {n} | {um:.0f} | {pm:.0f} | {um/pm:.2f}x | {ug:.2f} | {pg:.2f} | {ug/pg:.2f}x | {100*um/ipm:.0f} % | {100*pm/ipm:.0f} % | {g('uring','mb_per_sec','READ_PLUS'):.0f} / {g('portable','mb_per_sec','READ_PLUS'):.0f} |")
+    print(f"| {c} | {n} | {um:.0f} | {pm:.0f} | {um/pm:.2f}x | {ug:.2f} | {pg:.2f} | {ug/pg:.2f}x | {100*um/ipm:.0f} % | {100*pm/ipm:.0f} % | {g('uring','mb_per_sec','READ_PLUS'):.0f} / {g('portable','mb_per_sec','READ_PLUS'):.0f} | {cli('uring', c, n):.2f} / {cli('portable', c, n):.2f} | {rng(c, n)} |")
 print("\n### 4 KiB random READ (randread)\n")
 print("| --cores | conns | uring ops/s | portable ops/s | ops/s u/p | uring srv µs/op | portable srv µs/op | µs/op u/p | p99 µs u / p |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -7,6 +7,7 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN=${BIN:-$ROOT/bin}
 BG_PIDS=()
+BUILD_REV="bin/ as found (NO_BUILD=1)"
 SCRIPT_T0=$(date +%s)
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -36,7 +37,8 @@ build() {
 		[ -x "$BIN/nfsd-uring" ] && [ -x "$BIN/nfsbench" ] || die "NO_BUILD=1 but $BIN/nfsd-uring or $BIN/nfsbench missing"
 		return
 	fi
-	log "building $BIN/nfsd-uring and $BIN/nfsbench ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' + uncommitted changes'))"
+	BUILD_REV="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' + uncommitted changes')"
+	log "building $BIN/nfsd-uring and $BIN/nfsbench ($BUILD_REV)"
 	(cd "$ROOT" && go build -o "$BIN/nfsd-uring" ./cmd/nfsd-uring && go build -o "$BIN/nfsbench" ./cmd/nfsbench)
 }
 

@@ -72,7 +72,7 @@ HWM=$(awk '/^VmHWM:/ {print $2}' "/proc/$SPID/status")
 kill -0 "$SPID" 2>/dev/null || die "server died during the soak; see $WORK/server.log"
 
 echo
-echo "soak: engine $ENGINE, --cores $CORES, $DURATION s, $iter load iterations (io500 + readmatrix + randread), $fails nfsbench failures"
+echo "soak: nfsd-uring built from $BUILD_REV, engine $ENGINE, --cores $CORES, $DURATION s, $iter load iterations (io500 + readmatrix + randread), $fails nfsbench failures"
 python3 - "$WORK/rss.csv" "$HWM" <<'EOF'
 import csv, sys
 rows = [(float(r["t_s"]), int(r["rss_kib"])) for r in csv.DictReader(open(sys.argv[1])) if r["rss_kib"]]

@@ -14,16 +14,21 @@
 #   bash bench/scripts/writes.sh
 #   REPS=1 SIZE=64M bash bench/scripts/writes.sh   # quick
 #
-# Env: REPS (3), SIZE (256M: per connection for ior-easy, the shared file
+# Before the servers start, a raw-disk baseline with dd on the same
+# filesystem (1 GiB, 1 MiB blocks: O_DIRECT write, buffered write +
+# fdatasync, O_DIRECT read), so the modes can be read against the disk.
+#
+# Env: REPS (3), SIZE (512M: per connection for ior-easy, the shared file
 # for ior-hard), HARD_SIZE ($SIZE), CONNS (4), DEPTH (8), STONEWALL (20s:
 # bound on each phase), ENGINE (uring), BASE_PORT (31300), WORK
-# (/tmp/nfsd-uring-bench/writes), NO_BUILD=1 to use bin/ as is.
+# (/tmp/nfsd-uring-bench/writes), DISK_BASELINE (1; 0 skips dd),
+# NO_BUILD=1 to use bin/ as is.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 trap cleanup EXIT INT TERM
 
 REPS=${REPS:-3}
-SIZE=${SIZE:-256M}
+SIZE=${SIZE:-512M}
 HARD_SIZE=${HARD_SIZE:-$SIZE}
 CONNS=${CONNS:-4}
 DEPTH=${DEPTH:-8}
@@ -39,6 +44,20 @@ RES=$WORK/results.jsonl
 : >"$RES"
 machine_note
 echo "disk under $WORK: $(df --output=source "$WORK" | tail -1) $(lsblk -ndo NAME,ROTA,MODEL,SIZE "$(df --output=source "$WORK" | tail -1)" 2>/dev/null || true)"
+
+# dd_rate ARGS...: MB/s from dd's summary line.
+dd_rate() { LC_ALL=C timeout 120 dd "$@" 2>&1 | awk '/copied/ {print $(NF-1), $NF}'; }
+if [ "${DISK_BASELINE:-1}" = 1 ]; then
+	f=$WORK/dd.tmp
+	echo "disk baseline (dd, 1 GiB, bs=1M):"
+	echo "  O_DIRECT write:            $(dd_rate if=/dev/zero of="$f" bs=1M count=1024 oflag=direct conv=fdatasync)"
+	rm -f "$f"
+	sync
+	echo "  buffered write + fdatasync: $(dd_rate if=/dev/zero of="$f" bs=1M count=1024 conv=fdatasync)"
+	echo "  O_DIRECT read:             $(dd_rate if="$f" of=/dev/null bs=1M iflag=direct)"
+	rm -f "$f"
+	sync
+fi
 
 MODES=(direct dontcache buffered direct-nosplit)
 declare -A PID PORT
@@ -79,7 +98,7 @@ EOF
 done
 
 echo
-echo "## writes.sh: --io-mode side by side, engine $ENGINE ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)), medians of $REPS, $CONNS conns, depth $DEPTH, ior-easy $SIZE per conn, ior-hard $HARD_SIZE shared, stonewall $STONEWALL"
+echo "## writes.sh: --io-mode side by side, engine $ENGINE (built from $BUILD_REV), medians of $REPS, $CONNS conns, depth $DEPTH, ior-easy $SIZE per conn, ior-hard $HARD_SIZE shared, stonewall $STONEWALL"
 python3 - "$RES" <<'EOF'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
