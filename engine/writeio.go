@@ -17,11 +17,10 @@ type IOMode int
 
 const (
 	// IODirect: aligned writes of DirectMin or more go O_DIRECT; a
-	// misaligned large write splits into a buffered head, an O_DIRECT middle
-	// and a buffered tail (head and tail stay in the page cache, where the
-	// read-modify-write of their pages is cheap: the IO500 ior-hard
-	// pattern); writes that are misaligned as a whole go buffered with
-	// RWF_DONTCACHE, keeping the no-cache intent. The default.
+	// misaligned write of splitMin or more splits into a buffered head, an
+	// O_DIRECT middle and a buffered tail (head and tail stay in the page
+	// cache, where the read-modify-write of their pages is cheap); smaller
+	// writes go buffered. The default.
 	IODirect IOMode = iota
 	// IODontcache: every write buffered with RWF_DONTCACHE (uncached
 	// buffered I/O, Linux 6.14+), plain buffered where unsupported.
@@ -62,6 +61,16 @@ type writePart struct {
 	start, end int
 }
 
+// splitMin is the smallest misaligned write that direct mode splits into a
+// buffered head, an O_DIRECT middle and a buffered tail. Below it the whole
+// write goes through the page cache: for IO500 ior-hard's 47008-byte
+// transfers the split measured 3.8x slower than plain buffered writes (and
+// 2x slower than whole RWF_DONTCACHE writes) on this project's machines,
+// since each ~40 KiB O_DIRECT middle is a synchronous, file-extending
+// device write while the neighbours' edges share its boundary pages
+// (BENCHMARKS.md, "Write I/O modes").
+const splitMin = 256 << 10
+
 // planWrite cuts a write of n bytes at off into parts. align is the file's
 // O_DIRECT offset alignment (0: no O_DIRECT); split false keeps misaligned
 // large writes whole (buffered, RWF_DONTCACHE) instead of splitting them.
@@ -74,20 +83,18 @@ func planWrite(mode IOMode, split bool, off int64, n, align int) []writePart {
 		return []writePart{{wBuffered, 0, n}}
 	case mode == IODontcache || align == 0:
 		return []writePart{{wDontcache, 0, n}}
-	case !split && !aligned:
+	case aligned && n >= nfs.DirectMin:
+		return []writePart{{wDirect, 0, n}}
+	case aligned:
+		return []writePart{{wBuffered, 0, n}} // small: the page cache absorbs it
+	case !split:
 		return []writePart{{wDontcache, 0, n}}
-	case n < nfs.DirectMin:
-		if aligned {
-			return []writePart{{wBuffered, 0, n}} // small: the page cache absorbs it
-		}
-		return []writePart{{wDontcache, 0, n}}
+	case n < splitMin:
+		return []writePart{{wBuffered, 0, n}}
 	}
 	a := int64(align)
 	midStart := (off + a - 1) / a * a
 	midEnd := (off + int64(n)) / a * a
-	if midEnd <= midStart {
-		return []writePart{{wDontcache, 0, n}}
-	}
 	var parts []writePart
 	if h := int(midStart - off); h > 0 {
 		parts = append(parts, writePart{wBuffered, 0, h})

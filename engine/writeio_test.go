@@ -26,16 +26,15 @@ func TestPlanWrite(t *testing.T) {
 		{"dontcache mode", IODontcache, false, 0, 1 << 20, 4096, []writePart{{wDontcache, 0, 1 << 20}}},
 		{"aligned large", IODirect, false, 1 << 20, 1 << 20, 4096, []writePart{{wDirect, 0, 1 << 20}}},
 		{"small aligned", IODirect, false, 8 * K, 4 * K, 4096, []writePart{{wBuffered, 0, 4 * K}}},
-		{"small misaligned", IODirect, false, 100, 4 * K, 4096, []writePart{{wDontcache, 0, 4 * K}}},
+		{"small misaligned", IODirect, false, 100, 4 * K, 4096, []writePart{{wBuffered, 0, 4 * K}}},
 		{"no O_DIRECT", IODirect, false, 0, 1 << 20, 0, []writePart{{wDontcache, 0, 1 << 20}}},
-		// ior-hard: 47008-byte writes at multiples of 47008.
-		{"ior-hard 1", IODirect, false, 47008, 47008, 4096,
-			[]writePart{{wBuffered, 0, 2144}, {wDirect, 2144, 43104}, {wBuffered, 43104, 47008}}},
-		{"head only", IODirect, false, 100, 64 * K, 4096,
-			[]writePart{{wBuffered, 0, 3996}, {wDirect, 3996, 65436}, {wBuffered, 65436, 64 * K}}},
-		{"aligned start, ragged end", IODirect, false, 0, 40000, 4096,
-			[]writePart{{wDirect, 0, 36864}, {wBuffered, 36864, 40000}}},
-		{"no split", IODirect, true, 47008, 47008, 4096, []writePart{{wDontcache, 0, 47008}}},
+		// ior-hard: 47008-byte writes at multiples of 47008: under splitMin.
+		{"ior-hard", IODirect, false, 47008, 47008, 4096, []writePart{{wBuffered, 0, 47008}}},
+		{"large misaligned", IODirect, false, 100, 1 << 20, 4096,
+			[]writePart{{wBuffered, 0, 3996}, {wDirect, 3996, 1048476}, {wBuffered, 1048476, 1 << 20}}},
+		{"aligned start, ragged end", IODirect, false, 0, 300000, 4096,
+			[]writePart{{wDirect, 0, 299008}, {wBuffered, 299008, 300000}}},
+		{"no split", IODirect, true, 300001, 300001, 4096, []writePart{{wDontcache, 0, 300001}}},
 		{"no split, aligned", IODirect, true, 0, 1 << 20, 4096, []writePart{{wDirect, 0, 1 << 20}}},
 	}
 	for _, tc := range cases {
@@ -68,13 +67,13 @@ func TestFileIOWrites(t *testing.T) {
 				defer unix.Close(dfd)
 			}
 			io := NewFileIO(mode)
-			want := make([]byte, 10*47008)
+			want := make([]byte, 10*300001)
 			for i := 0; i < 10; i++ {
-				chunk := bytes.Repeat([]byte{byte(i + 1)}, 47008)
-				copy(want[i*47008:], chunk)
+				chunk := bytes.Repeat([]byte{byte(i + 1)}, 300001)
+				copy(want[i*300001:], chunk)
 				// Odd slice start: memory misaligned for O_DIRECT too.
 				buf := append([]byte{0}, chunk...)[1:]
-				n, err := io.WriteAt(nfs.NewFile(fd, dfd), buf, int64(i*47008))
+				n, err := io.WriteAt(nfs.NewFile(fd, dfd), buf, int64(i*300001))
 				if err != nil || n != len(chunk) {
 					t.Fatalf("write %d: %d %v", i, n, err)
 				}
@@ -111,23 +110,23 @@ func TestFileIOWritesThroughRing(t *testing.T) {
 			}
 			io := NewFileIO(mode)
 			io.useRings(rio)
-			want := make([]byte, 10*47008)
+			want := make([]byte, 10*300001)
 			for i := 0; i < 10; i++ {
-				chunk := bytes.Repeat([]byte{byte(i + 1)}, 47008)
-				copy(want[i*47008:], chunk)
+				chunk := bytes.Repeat([]byte{byte(i + 1)}, 300001)
+				copy(want[i*300001:], chunk)
 				buf := append([]byte{0}, chunk...)[1:]
-				if n, err := io.WriteAt(nfs.NewFile(fd, dfd), buf, int64(i*47008)); err != nil || n != len(chunk) {
+				if n, err := io.WriteAt(nfs.NewFile(fd, dfd), buf, int64(i*300001)); err != nil || n != len(chunk) {
 					t.Fatalf("write %d: %d %v", i, n, err)
 				}
 			}
 			if err := io.Sync(fd, true); err != nil {
 				t.Fatal(err)
 			}
-			if err := io.Fallocate(fd, 0, 0, 1<<20); err != nil {
+			if err := io.Fallocate(fd, 0, 0, 4<<20); err != nil {
 				t.Fatal(err)
 			}
 			got, _ := os.ReadFile(p)
-			if !bytes.Equal(got[:len(want)], want) || len(got) != 1<<20 {
+			if !bytes.Equal(got[:len(want)], want) || len(got) != 4<<20 {
 				t.Fatalf("file content differs (len %d)", len(got))
 			}
 		})
