@@ -24,7 +24,7 @@
 # CPUs, as does the uring engine's worker pool).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-trap cleanup EXIT INT TERM
+install_traps
 
 REPS=${REPS:-5}
 CORES=${CORES:-1 2}

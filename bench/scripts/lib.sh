@@ -2,7 +2,7 @@
 #
 # Servers are started in the background on 127.0.0.1 only; every pid
 # started here is recorded in BG_PIDS and killed by cleanup() on exit
-# (install it with: trap cleanup EXIT INT TERM).
+# (install it with install_traps).
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN=${BIN:-$ROOT/bin}
@@ -23,6 +23,14 @@ cleanup() {
 	done
 	BG_PIDS=()
 	return $rc
+}
+
+# install_traps: cleanup on every exit; INT/TERM exit (running cleanup)
+# instead of resuming the script.
+install_traps() {
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 }
 
 # runtime prints the script's wall-clock runtime (call at the end).

@@ -17,7 +17,7 @@
 # NO_BUILD=1 to use bin/ as is.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-trap cleanup EXIT INT TERM
+install_traps
 
 DURATION=${DURATION:-600}
 INTERVAL=${INTERVAL:-5}
@@ -33,12 +33,14 @@ mkdir -p "$WORK/export"
 machine_note
 start_server SPID "$PORT" "$WORK/server.log" --export "$WORK/export" --engine "$ENGINE" --cores "$CORES"
 
-T0=$(date +%s.%N)
+T0=$(date +%s%N)
 rss() { awk '/^VmRSS:/ {print $2}' "/proc/$SPID/status"; }
 echo "t_s,rss_kib" >"$WORK/rss.csv"
 sampler() {
+	local ds
 	while kill -0 "$SPID" 2>/dev/null; do
-		printf '%.1f,%s\n' "$(echo "$(date +%s.%N) - $T0" | bc)" "$(rss)" >>"$WORK/rss.csv"
+		ds=$((($(date +%s%N) - T0) / 100000000)) # tenths of a second
+		printf '%d.%d,%s\n' $((ds / 10)) $((ds % 10)) "$(rss)" >>"$WORK/rss.csv"
 		sleep "$INTERVAL"
 	done
 }

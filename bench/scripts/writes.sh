@@ -25,7 +25,7 @@
 # NO_BUILD=1 to use bin/ as is.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-trap cleanup EXIT INT TERM
+install_traps
 
 REPS=${REPS:-3}
 SIZE=${SIZE:-512M}
