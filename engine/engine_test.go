@@ -96,7 +96,11 @@ func start(t testing.TB, v variant) *fixture {
 
 func (f *fixture) serve(t testing.TB, v variant) {
 	t.Helper()
-	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: f.dir}}})
+	cfg := nfs.Config{Exports: []nfs.Export{{Path: f.dir}}}
+	if v.opts.FileIO != nil {
+		cfg.IO = v.opts.FileIO
+	}
+	srv, err := nfs.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+	"unsafe"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
@@ -75,7 +76,7 @@ func TestAssembler(t *testing.T) {
 	for cut := 1; cut <= len(stream); cut++ {
 		a := assembler{max: 1000, pool: &recPool}
 		var got [][]byte
-		emit := func(r *[]byte) { got = append(got, append([]byte{}, *r...)) }
+		emit := func(r record) { got = append(got, append([]byte{}, r.bytes()...)) }
 		for p := stream; len(p) > 0; {
 			n := min(cut, len(p))
 			if err := a.feed(p[:n], emit); err != nil {
@@ -96,7 +97,7 @@ func TestAssembler(t *testing.T) {
 
 func TestAssemblerLimit(t *testing.T) {
 	a := assembler{max: 100, pool: &recPool}
-	emit := func(*[]byte) { t.Fatal("record emitted") }
+	emit := func(record) { t.Fatal("record emitted") }
 	// Two fragments that fit alone but not together.
 	s := binary.BigEndian.AppendUint32(nil, 60)
 	s = append(s, make([]byte, 60)...)
@@ -122,5 +123,35 @@ func TestAdvance(t *testing.T) {
 		if s.more && string(r.parts[0]) != s.next {
 			t.Fatalf("advance(%d): next %q, want %q", s.n, r.parts[0], s.next)
 		}
+	}
+}
+
+// TestAssemblerPlacesWritePayload: a large record is laid out so that the
+// byte the placement names sits on a page boundary, whatever the cut.
+func TestAssemblerPlacesWritePayload(t *testing.T) {
+	body := make([]byte, 100<<10)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	stream := append(binary.BigEndian.AppendUint32(nil, 1<<31|uint32(len(body))), body...)
+	for _, cut := range []int{600, 4096, 65536, len(stream)} {
+		a := assembler{max: 1 << 20, pool: &recPool, place: func(head []byte) int { return 333 }}
+		var got record
+		emit := func(r record) { got = r }
+		for p := stream; len(p) > 0; {
+			n := min(cut, len(p))
+			if err := a.feed(p[:n], emit); err != nil {
+				t.Fatal(err)
+			}
+			p = p[n:]
+		}
+		b := got.bytes()
+		if !bytes.Equal(b, body) {
+			t.Fatalf("cut %d: record differs", cut)
+		}
+		if addr := uintptr(unsafe.Pointer(&b[333])); addr%pageSize != 0 {
+			t.Fatalf("cut %d: byte 333 at %#x, not page aligned", cut, addr)
+		}
+		recPool.put(got.buf)
 	}
 }

@@ -125,6 +125,7 @@ func (p *Portable) serveConn(nc net.Conn) {
 	}
 	c := &conn{p: p, nc: nc, st: nfs.NewConn(nc.RemoteAddr().String())}
 	rr := xdr.NewRecordReader(bufio.NewReaderSize(nc, 64<<10), p.h.MaxRecord())
+	rr.Place, rr.PlaceMin = writePayloadIndex, placeMin
 	sem := make(chan struct{}, p.opts.MaxInFlight)
 	var reqs sync.WaitGroup
 	defer reqs.Wait()

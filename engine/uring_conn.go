@@ -34,7 +34,7 @@ type uconn struct {
 
 	inflight  int // requests alive
 	queued    int // reply bytes charged by requests (see ureq.charge)
-	backlog   []*[]byte
+	backlog   []record
 	waitReads []*ureq
 	sendQ     []*ureq // sendQ[0] is on the wire while sending
 	sending   bool
@@ -46,7 +46,7 @@ func (l *loop) addConn(fd int, remote string) {
 		return
 	}
 	c := &uconn{l: l, fd: fd, st: nfs.NewConn(remote)}
-	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool}
+	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool, place: writePayloadIndex}
 	if n := len(l.freeConns); n > 0 {
 		c.slot = l.freeConns[n-1]
 		l.freeConns = l.freeConns[:n-1]
@@ -105,7 +105,7 @@ func (c *uconn) overLimit() bool {
 	return c.inflight >= o.MaxInFlight || c.queued >= o.MaxQueuedBytes
 }
 
-func (c *uconn) onRecord(rec *[]byte) {
+func (c *uconn) onRecord(rec record) {
 	if len(c.backlog) > 0 || c.overLimit() {
 		c.backlog = append(c.backlog, rec)
 		c.pause()
@@ -132,7 +132,7 @@ func (c *uconn) resume() {
 	}
 	for len(c.backlog) > 0 && !c.overLimit() {
 		rec := c.backlog[0]
-		c.backlog[0] = nil
+		c.backlog[0] = record{}
 		c.backlog = c.backlog[1:]
 		c.dispatch(rec)
 	}
@@ -146,11 +146,11 @@ func (c *uconn) resume() {
 // READ/READ_PLUS/GETATTR data path) run right here on the loop's thread:
 // no hand-off to a worker and back, which is most of a 4 KiB READ's cost.
 // Everything else goes to the worker pool so it cannot stall the loop.
-func (c *uconn) dispatch(rec *[]byte) {
+func (c *uconn) dispatch(rec record) {
 	r := c.l.newReq(c)
 	r.rec = rec
 	c.inflight++
-	if in := c.l.e.inline; in != nil && in.Inline(*rec) {
+	if in := c.l.e.inline; in != nil && in.Inline(rec.bytes()) {
 		r.run()
 		r.onHandled()
 		return
@@ -177,7 +177,7 @@ func (c *uconn) close() {
 	c.closing = true
 	c.asm.reset()
 	for _, rec := range c.backlog {
-		recPool.put(rec)
+		recPool.put(rec.buf)
 	}
 	c.backlog = nil
 	for _, r := range c.waitReads {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -13,25 +14,46 @@ import (
 type assembler struct {
 	max  int
 	pool *bufPool
+	// place, when set, is asked where a large record should start: given
+	// its first bytes, the index of the record byte that should sit at a
+	// page-aligned address, or -1. A WRITE's payload placed this way can go
+	// to O_DIRECT without a bounce copy.
+	place func(head []byte) int
 
 	hdr  [4]byte
 	nhdr int     // header bytes collected
 	left int     // body bytes still due in the current fragment
 	last bool    // the current fragment ends the record
-	rec  *[]byte // the record so far, nil between records
+	rec  *[]byte // the buffer so far, nil between records
+	off  int     // where the record starts in rec (placement padding)
 }
+
+// record is a complete RPC record: bytes off.. of a pooled buffer.
+type record struct {
+	buf *[]byte
+	off int
+}
+
+func (r record) bytes() []byte { return (*r.buf)[r.off:] }
+
+// placeMin is the smallest record worth placing, and placeHead how much of
+// its start the placement decision needs.
+const (
+	placeMin  = 64 << 10
+	placeHead = 512
+)
 
 // feed consumes p, calling emit for every record completed; emit owns the
 // buffer (return it with pool.put). It returns xdr.ErrRecordTooBig when a
 // record would exceed max: the stream cannot be resynced after that.
-func (a *assembler) feed(p []byte, emit func(*[]byte)) error {
+func (a *assembler) feed(p []byte, emit func(record)) error {
 	for len(p) > 0 {
 		if a.nhdr < 4 {
 			k := copy(a.hdr[a.nhdr:], p)
 			a.nhdr += k
 			p = p[k:]
 			if a.nhdr == 4 {
-				if err := a.startFragment(emit); err != nil {
+				if err := a.startFragment(p, emit); err != nil {
 					return err
 				}
 			}
@@ -49,8 +71,9 @@ func (a *assembler) feed(p []byte, emit func(*[]byte)) error {
 	return nil
 }
 
-// startFragment parses a complete header and makes room for the body.
-func (a *assembler) startFragment(emit func(*[]byte)) error {
+// startFragment parses a complete header and makes room for the body;
+// next is what the current chunk holds after the header.
+func (a *assembler) startFragment(next []byte, emit func(record)) error {
 	last, n := xdr.ParseMark(binary.BigEndian.Uint32(a.hdr[:]))
 	have := 0
 	if a.rec != nil {
@@ -60,7 +83,11 @@ func (a *assembler) startFragment(emit func(*[]byte)) error {
 		return xdr.ErrRecordTooBig
 	}
 	a.last, a.left = last, n
-	a.reserve(have + n)
+	if a.rec == nil && a.place != nil && n >= placeMin {
+		a.reservePlaced(n, next)
+	} else {
+		a.reserve(have + n)
+	}
 	if n == 0 {
 		a.endFragment(emit)
 	}
@@ -85,13 +112,33 @@ func (a *assembler) reserve(n int) {
 	a.rec = nb
 }
 
-func (a *assembler) endFragment(emit func(*[]byte)) {
+// reservePlaced starts a large record so that the byte place names lands
+// on a page boundary, when the chunk in hand shows enough of the record to
+// tell; otherwise it starts it plainly.
+func (a *assembler) reservePlaced(n int, next []byte) {
+	k := -1
+	if len(next) >= min(n, placeHead) {
+		k = a.place(next[:min(len(next), n, placeHead)])
+	}
+	if k < 0 || k >= n {
+		a.reserve(n)
+		return
+	}
+	a.rec = a.pool.get(n + pageSize)
+	base := uintptr(unsafe.Pointer(&(*a.rec)[0])) + uintptr(k)
+	a.off = int((pageSize - base%pageSize) % pageSize)
+	*a.rec = (*a.rec)[:a.off]
+}
+
+const pageSize = 4096
+
+func (a *assembler) endFragment(emit func(record)) {
 	a.nhdr = 0
 	if !a.last {
 		return
 	}
-	rec := a.rec
-	a.rec = nil
+	rec := record{a.rec, a.off}
+	a.rec, a.off = nil, 0
 	emit(rec)
 }
 
@@ -101,5 +148,5 @@ func (a *assembler) reset() {
 		a.pool.put(a.rec)
 		a.rec = nil
 	}
-	a.nhdr, a.left = 0, 0
+	a.nhdr, a.left, a.off = 0, 0, 0
 }

@@ -12,7 +12,7 @@ import (
 type ureq struct {
 	slot uint32
 	c    *uconn
-	rec  *[]byte
+	rec  record
 	rep  *nfs.Reply
 
 	plans   []ioPlan
@@ -51,9 +51,9 @@ func (r *ureq) handle() {
 // run calls the handler and keeps its reply.
 func (r *ureq) run() {
 	rep := replies.Get().(*nfs.Reply)
-	r.c.l.e.h.Handle(r.c.st, *r.rec, rep)
-	recPool.put(r.rec)
-	r.rec = nil
+	r.c.l.e.h.Handle(r.c.st, r.rec.bytes(), rep)
+	recPool.put(r.rec.buf)
+	r.rec = record{}
 	r.rep = rep
 }
 
@@ -269,9 +269,9 @@ func (r *ureq) release() {
 	c.queued -= r.charge
 	r.charge = 0
 	c.inflight--
-	if r.rec != nil {
-		recPool.put(r.rec)
-		r.rec = nil
+	if r.rec.buf != nil {
+		recPool.put(r.rec.buf)
+		r.rec = record{}
 	}
 	if r.rep != nil {
 		r.rep.Reset()

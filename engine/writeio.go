@@ -119,6 +119,7 @@ type FileIO struct {
 	noDontcache atomic.Bool // RWF_DONTCACHE refused once: stop trying
 	bufs        sync.Pool   // aligned bounce buffers for unaligned payloads
 	rings       atomic.Pointer[ringIO]
+	bounces     atomic.Int64 // O_DIRECT payloads copied for alignment
 }
 
 type dioAlignment struct{ mem, off int }
@@ -260,6 +261,7 @@ func (f *FileIO) alignedCopy(b []byte, al dioAlignment) *[]byte {
 	if al.mem == 0 || uintptr(unsafe.Pointer(&b[0]))%uintptr(al.mem) == 0 {
 		return nil
 	}
+	f.bounces.Add(1)
 	bp := f.bounce(len(b))
 	copy(*bp, b)
 	return bp
@@ -294,3 +296,14 @@ func (f *FileIO) Fallocate(fd int, mode uint32, off, n int64) error {
 
 // useRings makes the file I/O go through r (nil: plain syscalls again).
 func (f *FileIO) useRings(r *ringIO) { f.rings.Store(r) }
+
+// writePayloadIndex is the record placement for WRITEs: the index of the
+// payload byte that starts the O_DIRECT middle (the first page boundary of
+// the file range), or -1 for records that are not a WRITE.
+func writePayloadIndex(head []byte) int {
+	dataOff, fileOff, ok := nfs.WriteAlign(head)
+	if !ok {
+		return -1
+	}
+	return dataOff + int((pageSize-fileOff%pageSize)%pageSize)
+}

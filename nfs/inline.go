@@ -50,3 +50,33 @@ func skipInlineOp(d *xdr.Decoder, op uint32) bool {
 	}
 	return true
 }
+
+// WriteAlign says where a record's WRITE payload should sit in memory so
+// that the engine's O_DIRECT write of it needs no bounce copy: given the
+// first bytes of a record (head; 512 are plenty), it returns the payload's
+// offset in the record and the file offset it is written at. ok is false
+// when the record is not SEQUENCE+PUTFH+WRITE or head is too short to say.
+func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
+	var d xdr.Decoder
+	d.Reset(head)
+	if _, ok := decodeCall(&d); !ok || d.Err() != nil {
+		return 0, 0, false
+	}
+	d.Opaque(maxTag)
+	d.Uint32()
+	n := d.ArrayLen(maxOpsHard, 0)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		switch op := d.Uint32(); op {
+		case nfs4.OpWrite:
+			d.Skip(16)
+			fileOff = d.Uint64()
+			d.Skip(4 + 4) // stable, data length
+			return d.Offset(), fileOff, d.Err() == nil
+		case nfs4.OpSequence, nfs4.OpPutfh, nfs4.OpPutrootfh, nfs4.OpGetfh, nfs4.OpSavefh, nfs4.OpRestorefh:
+			skipInlineOp(&d, op)
+		default:
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}

@@ -45,3 +45,30 @@ func TestInline(t *testing.T) {
 		t.Error("truncated or garbage record inline")
 	}
 }
+
+func TestWriteAlign(t *testing.T) {
+	h := newHarness(t)
+	e := xdr.NewEncoder(256)
+	callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+	e.String("")
+	e.Uint32(2)
+	e.Uint32(3)
+	h.sequence(e)
+	e.Uint32(nfs4.OpPutfh)
+	e.Opaque(make([]byte, 24))
+	e.Uint32(nfs4.OpWrite)
+	nfs4.AnonStateid.Encode(e)
+	e.Uint64(1 << 20)
+	e.Uint32(nfs4.Unstable4)
+	e.Uint32(8)
+	at := e.Pos()
+	e.Fixed([]byte("payload!"))
+	rec := e.AppendTo(nil)
+	off, fileOff, ok := WriteAlign(rec[:at])
+	if !ok || off != at || fileOff != 1<<20 {
+		t.Fatalf("WriteAlign = %d %d %v, want %d", off, fileOff, ok, at)
+	}
+	if _, _, ok := WriteAlign(rec[:at-6]); ok {
+		t.Fatal("short head accepted")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"unsafe"
 )
 
 // RPC record marking (RFC 5531 section 11): each fragment starts with a
@@ -28,7 +29,22 @@ type RecordReader struct {
 	max int
 	buf []byte
 	hdr [4]byte
+
+	// Place, when set and the reader can Peek (a *bufio.Reader), is asked
+	// where a record of PlaceMin bytes or more should start in memory:
+	// given its first bytes, the index of the record byte to put on a
+	// page boundary, or -1. (The engine uses it to lay WRITE payloads out
+	// for O_DIRECT without a bounce copy.)
+	Place    func(head []byte) int
+	PlaceMin int
 }
+
+// peeker is what Place needs of the underlying reader.
+type peeker interface {
+	Peek(n int) ([]byte, error)
+}
+
+const placePage = 4096
 
 // NewRecordReader reads records of at most max bytes from r.
 func NewRecordReader(r io.Reader, max int) *RecordReader {
@@ -52,6 +68,9 @@ func (rr *RecordReader) Next() ([]byte, error) {
 		if n > rr.max-len(rr.buf) {
 			return nil, ErrRecordTooBig
 		}
+		if frag == 0 {
+			rr.place(n)
+		}
 		start := len(rr.buf)
 		rr.buf = grow(rr.buf, n)
 		if _, err := io.ReadFull(rr.r, rr.buf[start:]); err != nil {
@@ -64,6 +83,23 @@ func (rr *RecordReader) Next() ([]byte, error) {
 			return rr.buf, nil
 		}
 	}
+}
+
+// place gives a large record fresh memory laid out as Place asks.
+func (rr *RecordReader) place(n int) {
+	p, ok := rr.r.(peeker)
+	if rr.Place == nil || !ok || n < rr.PlaceMin {
+		return
+	}
+	head, _ := p.Peek(min(n, 512))
+	k := rr.Place(head)
+	if k < 0 || k >= n {
+		return
+	}
+	b := make([]byte, n+placePage)
+	addr := uintptr(unsafe.Pointer(&b[0])) + uintptr(k)
+	pad := int((placePage - addr%placePage) % placePage)
+	rr.buf = b[pad:pad]
 }
 
 // Detach hands the current record's memory to the caller; the next record

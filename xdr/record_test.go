@@ -1,12 +1,14 @@
 package xdr
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 )
 
 // frag is one fragment header plus body.
@@ -142,4 +144,18 @@ func FuzzRecordReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestRecordReaderPlace(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 10000)
+	stream := append(binary.BigEndian.AppendUint32(nil, 1<<31|uint32(len(body))), body...)
+	rr := NewRecordReader(bufio.NewReader(bytes.NewReader(stream)), 1<<20)
+	rr.Place, rr.PlaceMin = func(head []byte) int { return 77 }, 1000
+	rec, err := rr.Next()
+	if err != nil || !bytes.Equal(rec, body) {
+		t.Fatalf("record: %v", err)
+	}
+	if addr := uintptr(unsafe.Pointer(&rec[77])); addr%4096 != 0 {
+		t.Fatalf("byte 77 at %#x, not page aligned", addr)
+	}
 }
