@@ -14,7 +14,6 @@ const (
 // compound is the state of one COMPOUND being executed.
 type compound struct {
 	s     *Server
-	conn  *Conn
 	cred  Cred
 	minor uint32
 	d     *xdr.Decoder
@@ -57,11 +56,11 @@ func sessionless(op uint32) bool {
 
 // compound executes a COMPOUND call. rec is the whole record, kept only
 // when the slot must cache the request for re-execution.
-func (s *Server) compound(conn *Conn, cl *call, d *xdr.Decoder, rec []byte, rep *Reply) {
+func (s *Server) compound(cl *call, d *xdr.Decoder, rec []byte, rep *Reply) {
 	e := rep.Enc
 	encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	rep.bodyPos = e.Pos()
-	if !s.compoundBody(conn, cl.cred, d, rep, false) {
+	if !s.compoundBody(cl.cred, d, rep, false) {
 		e.Truncate(rep.bodyPos - 4)
 		e.Uint32(nfs4.AcceptGarbageArgs)
 		return
@@ -80,7 +79,7 @@ func (s *Server) compound(conn *Conn, cl *call, d *xdr.Decoder, rec []byte, rep 
 		rd := &rep.dec
 		rd.Reset(req)
 		if old, ok := decodeCall(rd); ok {
-			s.compoundBody(conn, old.cred, rd, rep, true)
+			s.compoundBody(old.cred, rd, rep, true)
 		}
 	case rep.slot != nil && len(rep.Reads) > 0:
 		s.state.keepRequest(rep, rec)
@@ -89,7 +88,7 @@ func (s *Server) compound(conn *Conn, cl *call, d *xdr.Decoder, rec []byte, rep 
 
 // compoundBody decodes COMPOUND4args from d and encodes COMPOUND4res. It
 // returns false when the header itself is unreadable.
-func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, rep *Reply, replay bool) bool {
+func (s *Server) compoundBody(cred Cred, d *xdr.Decoder, rep *Reply, replay bool) bool {
 	e := rep.Enc
 	tag := d.Opaque(maxTag)
 	minor := d.Uint32()
@@ -98,7 +97,7 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, rep *Reply,
 		return false
 	}
 	c := &rep.cmp
-	*c = compound{s: s, conn: conn, cred: cred, minor: minor, d: d, e: e, rep: rep, nops: n,
+	*c = compound{s: s, cred: cred, minor: minor, d: d, e: e, rep: rep, nops: n,
 		replay: replay, maxResp: s.MaxRecord()}
 	statusPos := e.Reserve()
 	e.Opaque(tag)

@@ -52,7 +52,9 @@ type Handler interface {
 	MaxRecord() int
 }
 
-// Conn is the protocol state of one transport connection.
+// Conn is the protocol state of one transport connection. Nothing is
+// bound to connections yet (there is no back channel); engines pass it so
+// connection binding can be added without changing them.
 type Conn struct {
 	ID     uint64
 	Remote string
@@ -248,7 +250,7 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 	case call.proc == nfs4.ProcNull:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptSuccess)
 	case call.proc == nfs4.ProcCompound:
-		s.compound(c, &call, d, rec, rep)
+		s.compound(&call, d, rec, rep)
 	default:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProcUnavail)
 	}
