@@ -67,7 +67,7 @@ func opExchangeID(c *compound) uint32 {
 	}
 	e := c.e
 	e.Uint64(cl.id)
-	e.Uint32(cl.csSeq)
+	e.Uint32(cl.seq)
 	rflags := uint32(nfs4.ExchgIDUseNonPNFS)
 	if cl.confirmed {
 		rflags |= nfs4.ExchgIDConfirmedR
@@ -91,19 +91,27 @@ func opExchangeID(c *compound) uint32 {
 // 18.35.5, simplified): same owner and verifier is the same client; a new
 // verifier means the client rebooted and gets a new record, and the old
 // one's state goes when the new one is confirmed.
-func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update bool) (*client, uint32) {
+// clientView is what EXCHANGE_ID reports of a client record, read under
+// the state lock.
+type clientView struct {
+	id        uint64
+	seq       uint32
+	confirmed bool
+}
+
+func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update bool) (clientView, uint32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	old := t.owners[owner]
 	if old != nil && old.verifier == verf {
 		old.renew()
-		return old, nfs4.OK
+		return clientView{old.id, old.csSeq, old.confirmed}, nfs4.OK
 	}
 	if update {
 		if old == nil {
-			return nil, nfs4.ErrNoent
+			return clientView{}, nfs4.ErrNoent
 		}
-		return nil, nfs4.ErrNotSame
+		return clientView{}, nfs4.ErrNotSame
 	}
 	if old != nil && !old.confirmed {
 		t.removeClientLocked(old)
@@ -116,7 +124,7 @@ func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update b
 	c.renew()
 	t.clients[c.id] = c
 	t.owners[owner] = c
-	return c, nfs4.OK
+	return clientView{c.id, c.csSeq, c.confirmed}, nfs4.OK
 }
 
 func (c *client) renew() { c.renewed.Store(time.Now().UnixNano()) }
