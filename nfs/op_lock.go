@@ -43,6 +43,25 @@ func rangeOf(off, length uint64) (uint64, uint64, uint32) {
 	return off, off + length, nfs4.OK
 }
 
+// lockArgs checks the lock type, the range and the current file of LOCK
+// and LOCKT.
+func (c *compound) lockArgs(typ uint32, off, length uint64) (uint64, uint64, uint32) {
+	if typ < readLT || typ > writeWLT {
+		return 0, 0, nfs4.ErrInval
+	}
+	start, end, s := rangeOf(off, length)
+	if s != nfs4.OK {
+		return 0, 0, s
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return 0, 0, s
+	}
+	if c.cfh.exp == nil {
+		return 0, 0, nfs4.ErrIsdir
+	}
+	return start, end, nfs4.OK
+}
+
 // conflict returns a lock held by another owner that blocks the request.
 func conflict(locks []lockRange, client *client, owner string, start, end uint64, write bool) *lockRange {
 	for i := range locks {
@@ -126,14 +145,8 @@ func opLock(c *compound) uint32 {
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if typ < readLT || typ > writeWLT {
-		return nfs4.ErrInval
-	}
-	start, end, s := rangeOf(off, length)
+	start, end, s := c.lockArgs(typ, off, length)
 	if s != nfs4.OK {
-		return s
-	}
-	if s := c.needFH(); s != nfs4.OK {
 		return s
 	}
 	t := c.s.state
@@ -226,18 +239,9 @@ func opLockt(c *compound) uint32 {
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if typ < readLT || typ > writeWLT {
-		return nfs4.ErrInval
-	}
-	start, end, s := rangeOf(off, length)
+	start, end, s := c.lockArgs(typ, off, length)
 	if s != nfs4.OK {
 		return s
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
-	if c.cfh.exp == nil {
-		return nfs4.ErrIsdir
 	}
 	t := c.s.state
 	t.mu.Lock()

@@ -230,36 +230,44 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 	return nfs4.Stateid{Seqid: o.seq, Other: o.other}, nfs4.OK
 }
 
+// openStateLocked finds the open (not lock) state sid names on the
+// current file. The caller holds the state lock.
+func (c *compound) openStateLocked(sid nfs4.Stateid) (*openState, uint32) {
+	if s := c.needFH(); s != nfs4.OK {
+		return nil, s
+	}
+	sid, s := c.resolveSid(sid)
+	if s != nfs4.OK {
+		return nil, s
+	}
+	o, s := c.s.state.findLocked(sid)
+	if s != nfs4.OK {
+		return nil, s
+	}
+	if !o.node.same(c.cfh) || o.lock != nil {
+		return nil, nfs4.ErrBadStateid
+	}
+	return o, nfs4.OK
+}
+
 func opClose(c *compound) uint32 {
 	c.d.Uint32()
 	sid := nfs4.DecodeStateid(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
-	sid, s := c.resolveSid(sid)
-	if s != nfs4.OK {
-		return s
-	}
 	t := c.s.state
 	t.mu.Lock()
-	o, s := t.findLocked(sid)
-	if s == nfs4.OK && (!o.node.same(c.cfh) || o.lock != nil) {
-		s = nfs4.ErrBadStateid
-	}
-	if s == nfs4.OK && t.locksHeldLocked(o) {
-		s = nfs4.ErrLocksHeld
-	}
-	if s == nfs4.OK {
-		t.dropLocked(o)
-		t.dropLockStatesLocked(o)
-	}
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	o, s := c.openStateLocked(sid)
 	if s != nfs4.OK {
 		return s
 	}
+	if t.locksHeldLocked(o) {
+		return nfs4.ErrLocksHeld
+	}
+	t.dropLocked(o)
+	t.dropLockStatesLocked(o)
 	nfs4.InvalidStateid.Encode(c.e)
 	return nfs4.OK
 }
@@ -272,22 +280,12 @@ func opOpenDowngrade(c *compound) uint32 {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
-	sid, s := c.resolveSid(sid)
-	if s != nfs4.OK {
-		return s
-	}
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o, s := t.findLocked(sid)
+	o, s := c.openStateLocked(sid)
 	if s != nfs4.OK {
 		return s
-	}
-	if !o.node.same(c.cfh) || o.lock != nil {
-		return nfs4.ErrBadStateid
 	}
 	if access == 0 || access&^o.access != 0 || deny&^o.deny != 0 {
 		return nfs4.ErrInval
