@@ -50,85 +50,60 @@ func TestPlanWrite(t *testing.T) {
 	}
 }
 
-// Every mode writes the same bytes, whatever the split.
+// Every mode writes the same bytes, whatever the split, with plain
+// syscalls and through the rings; sync and allocate work too.
 func TestFileIOWrites(t *testing.T) {
+	rio, err := newRingIO(2)
+	if err != nil {
+		t.Log("io_uring unavailable, plain syscalls only:", err)
+	} else {
+		defer rio.close()
+	}
 	for _, mode := range []IOMode{IODirect, IODontcache, IOBuffered} {
-		t.Run(mode.String(), func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "f")
-			fd, err := unix.Open(p, unix.O_RDWR|unix.O_CREAT, 0o644)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer unix.Close(fd)
-			dfd, err := unix.Open(p, unix.O_WRONLY|unix.O_DIRECT, 0)
-			if err != nil {
-				dfd = -1
-			} else {
-				defer unix.Close(dfd)
-			}
-			io := NewFileIO(mode)
-			want := make([]byte, 10*300001)
-			for i := 0; i < 10; i++ {
-				chunk := bytes.Repeat([]byte{byte(i + 1)}, 300001)
-				copy(want[i*300001:], chunk)
-				// Odd slice start: memory misaligned for O_DIRECT too.
-				buf := append([]byte{0}, chunk...)[1:]
-				n, err := io.WriteAt(nfs.NewFile(fd, dfd), buf, int64(i*300001))
-				if err != nil || n != len(chunk) {
-					t.Fatalf("write %d: %d %v", i, n, err)
-				}
-			}
-			got, _ := os.ReadFile(p)
-			if !bytes.Equal(got, want) {
-				t.Fatal("file content differs")
-			}
-		})
+		t.Run(mode.String(), func(t *testing.T) { checkWrites(t, NewFileIO(mode)) })
+		if rio != nil {
+			t.Run(mode.String()+"-ring", func(t *testing.T) {
+				io := NewFileIO(mode)
+				io.useRings(rio)
+				checkWrites(t, io)
+			})
+		}
 	}
 }
 
-// Through the rings, every mode writes the same bytes too, and sync and
-// allocate work.
-func TestFileIOWritesThroughRing(t *testing.T) {
-	rio, err := newRingIO(2)
+// checkWrites writes ten 300001-byte chunks (misaligned in file and in
+// memory), syncs and extends the file, and checks what is on disk.
+func checkWrites(t *testing.T, io *FileIO) {
+	p := filepath.Join(t.TempDir(), "f")
+	fd, err := unix.Open(p, unix.O_RDWR|unix.O_CREAT, 0o644)
 	if err != nil {
-		t.Skip("io_uring unavailable:", err)
+		t.Fatal(err)
 	}
-	defer rio.close()
-	for _, mode := range []IOMode{IODirect, IODontcache, IOBuffered} {
-		t.Run(mode.String(), func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "f")
-			fd, err := unix.Open(p, unix.O_RDWR|unix.O_CREAT, 0o644)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer unix.Close(fd)
-			dfd, err := unix.Open(p, unix.O_WRONLY|unix.O_DIRECT, 0)
-			if err != nil {
-				dfd = -1
-			} else {
-				defer unix.Close(dfd)
-			}
-			io := NewFileIO(mode)
-			io.useRings(rio)
-			want := make([]byte, 10*300001)
-			for i := 0; i < 10; i++ {
-				chunk := bytes.Repeat([]byte{byte(i + 1)}, 300001)
-				copy(want[i*300001:], chunk)
-				buf := append([]byte{0}, chunk...)[1:]
-				if n, err := io.WriteAt(nfs.NewFile(fd, dfd), buf, int64(i*300001)); err != nil || n != len(chunk) {
-					t.Fatalf("write %d: %d %v", i, n, err)
-				}
-			}
-			if err := io.Sync(fd, true); err != nil {
-				t.Fatal(err)
-			}
-			if err := io.Fallocate(fd, 0, 0, 4<<20); err != nil {
-				t.Fatal(err)
-			}
-			got, _ := os.ReadFile(p)
-			if !bytes.Equal(got[:len(want)], want) || len(got) != 4<<20 {
-				t.Fatalf("file content differs (len %d)", len(got))
-			}
-		})
+	defer unix.Close(fd)
+	dfd, err := unix.Open(p, unix.O_WRONLY|unix.O_DIRECT, 0)
+	if err != nil {
+		dfd = -1
+	} else {
+		defer unix.Close(dfd)
+	}
+	const size = 300001
+	want := make([]byte, 10*size)
+	for i := 0; i < 10; i++ {
+		chunk := bytes.Repeat([]byte{byte(i + 1)}, size)
+		copy(want[i*size:], chunk)
+		buf := append([]byte{0}, chunk...)[1:] // odd address: misaligned for O_DIRECT
+		if n, err := io.WriteAt(nfs.NewFile(fd, dfd), buf, int64(i*size)); err != nil || n != len(chunk) {
+			t.Fatalf("write %d: %d %v", i, n, err)
+		}
+	}
+	if err := io.Sync(fd, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := io.Fallocate(fd, 0, 0, 4<<20); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	if !bytes.Equal(got[:len(want)], want) || len(got) != 4<<20 {
+		t.Fatalf("file content differs (len %d)", len(got))
 	}
 }
