@@ -68,9 +68,6 @@ func run() error {
 		defer profile.Start(p, profile.ProfilePath("."), profile.Quiet, profile.NoShutdownHook).Stop()
 	}
 
-	// Clients send the modes they want; the server's umask must not
-	// change them (and a create then needs no extra chmod).
-	unix.Umask(0)
 	sample := len(exports) == 0
 	if sample {
 		dir, err := makeSample("data")
@@ -79,6 +76,9 @@ func run() error {
 		}
 		exports = exportList{{Path: dir}}
 	}
+	// Clients send the modes they want; the server's umask must not
+	// change them (and a create then needs no extra chmod).
+	unix.Umask(0)
 	addr := *listen
 	if addr == "" {
 		addr = defaultListen(sample)
