@@ -155,3 +155,37 @@ func TestAssemblerPlacesWritePayload(t *testing.T) {
 		recPool.put(got.buf)
 	}
 }
+
+// TestAssemblerDirect: records that arrive whole in a chunk go to direct
+// uncopied when it takes them; the rest, and records cut across chunks,
+// come out of emit as before.
+func TestAssemblerDirect(t *testing.T) {
+	recs := [][]byte{[]byte("d-one"), []byte("copy-me"), []byte("d-two"), bytes.Repeat([]byte("d"), 3000)}
+	var stream []byte
+	for _, r := range recs {
+		stream = append(stream, fragments(r)...)
+	}
+	for _, cut := range []int{1, 7, 100, len(stream)} {
+		var direct, emitted [][]byte
+		a := assembler{max: 1 << 20, pool: &recPool, direct: func(rec []byte) bool {
+			if rec[0] != 'd' {
+				return false
+			}
+			direct = append(direct, append([]byte{}, rec...))
+			return true
+		}}
+		for p := stream; len(p) > 0; {
+			n := min(cut, len(p))
+			if err := a.feed(p[:n], func(r record) { emitted = append(emitted, append([]byte{}, r.bytes()...)) }); err != nil {
+				t.Fatal(err)
+			}
+			p = p[n:]
+		}
+		if len(direct)+len(emitted) != len(recs) {
+			t.Fatalf("cut %d: %d direct + %d emitted records, want %d", cut, len(direct), len(emitted), len(recs))
+		}
+		if cut == len(stream) && (len(direct) != 3 || string(emitted[0]) != "copy-me") {
+			t.Fatalf("whole stream: direct %q, emitted %q", direct, emitted)
+		}
+	}
+}

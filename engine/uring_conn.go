@@ -46,7 +46,7 @@ func (l *loop) addConn(fd int, remote string) {
 		return
 	}
 	c := &uconn{l: l, fd: fd, st: nfs.NewConn(remote)}
-	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool, place: writePayloadIndex}
+	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, direct: c.handleDirect}
 	if n := len(l.freeConns); n > 0 {
 		c.slot = l.freeConns[n-1]
 		l.freeConns = l.freeConns[:n-1]
@@ -156,6 +156,22 @@ func (c *uconn) dispatch(rec record) {
 		return
 	}
 	c.l.e.work.submit(r)
+}
+
+// handleDirect handles a quick record (see dispatch) straight from the
+// receive buffer, with no copy: the handler keeps nothing of the record
+// once it returns. Anything else, or a connection that must queue, says no
+// and the record takes the copying path.
+func (c *uconn) handleDirect(rec []byte) bool {
+	in := c.l.e.inline
+	if in == nil || c.closing || len(c.backlog) > 0 || c.overLimit() || !in.Inline(rec) {
+		return false
+	}
+	r := c.l.newReq(c)
+	c.inflight++
+	r.handleRecord(rec)
+	r.onHandled()
+	return true
 }
 
 // maybeDone closes a connection whose peer has finished sending once all

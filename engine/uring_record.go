@@ -19,6 +19,10 @@ type assembler struct {
 	// page-aligned address, or -1. A WRITE's payload placed this way can go
 	// to O_DIRECT without a bounce copy.
 	place func(head []byte) int
+	// direct, when set, is offered every record that arrives whole in one
+	// chunk; if it handles the record there and then (and reports true),
+	// the record is never copied out of the receive buffer.
+	direct func(rec []byte) bool
 
 	hdr  [4]byte
 	nhdr int     // header bytes collected
@@ -48,6 +52,10 @@ const (
 // record would exceed max: the stream cannot be resynced after that.
 func (a *assembler) feed(p []byte, emit func(record)) error {
 	for len(p) > 0 {
+		if n, ok := a.whole(p); ok && a.direct(p[4:4+n]) {
+			p = p[4+n:]
+			continue
+		}
 		if a.nhdr < 4 {
 			k := copy(a.hdr[a.nhdr:], p)
 			a.nhdr += k
@@ -69,6 +77,16 @@ func (a *assembler) feed(p []byte, emit func(record)) error {
 		}
 	}
 	return nil
+}
+
+// whole reports whether p starts with a complete single-fragment record
+// (at a record boundary) of n bytes, for direct.
+func (a *assembler) whole(p []byte) (int, bool) {
+	if a.direct == nil || a.nhdr != 0 || a.rec != nil || len(p) < 4 {
+		return 0, false
+	}
+	last, n := xdr.ParseMark(binary.BigEndian.Uint32(p))
+	return n, last && n <= a.max && n <= len(p)-4
 }
 
 // startFragment parses a complete header and makes room for the body;

@@ -48,12 +48,17 @@ func (r *ureq) handle() {
 	r.c.l.postReq(r)
 }
 
-// run calls the handler and keeps its reply.
+// run calls the handler on the request's record and frees the record.
 func (r *ureq) run() {
-	rep := replies.Get().(*nfs.Reply)
-	r.c.l.e.h.Handle(r.c.st, r.rec.bytes(), rep)
+	r.handleRecord(r.rec.bytes())
 	recPool.put(r.rec.buf)
 	r.rec = record{}
+}
+
+// handleRecord calls the handler and keeps its reply.
+func (r *ureq) handleRecord(rec []byte) {
+	rep := replies.Get().(*nfs.Reply)
+	r.c.l.e.h.Handle(r.c.st, rec, rep)
 	r.rep = rep
 }
 
