@@ -44,6 +44,9 @@ type Options struct {
 	// io_uring engine routes its writes, syncs and allocations through
 	// io_uring while it runs.
 	FileIO *FileIO
+	// SendZC makes the io_uring engine send large replies (64 KiB and up)
+	// with SENDMSG_ZC. Off by default: see BENCHMARKS.md.
+	SendZC bool
 }
 
 func (o *Options) defaults() {

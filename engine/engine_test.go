@@ -34,7 +34,8 @@ func variants() []variant {
 		vs = append(vs, variant{name: n})
 	}
 	return append(vs, variant{name: "uring", opts: Options{DirectIO: "on"}},
-		variant{name: "uring", opts: Options{Cores: 2}})
+		variant{name: "uring", opts: Options{Cores: 2}},
+		variant{name: "uring", opts: Options{SendZC: true}})
 }
 
 func (v variant) label() string {
@@ -44,6 +45,9 @@ func (v variant) label() string {
 	}
 	if v.opts.Cores > 1 {
 		s += fmt.Sprintf("-cores%d", v.opts.Cores)
+	}
+	if v.opts.SendZC {
+		s += "-sendzc"
 	}
 	return s
 }

@@ -36,8 +36,9 @@ import (
 // connections of its loop.
 type Uring struct {
 	h      nfs.Handler
-	inline inliner // h, when it can tell quick records apart
-	rio    *ringIO // rings for the writes of opts.FileIO
+	inline inliner     // h, when it can tell quick records apart
+	rio    *ringIO     // rings for the writes of opts.FileIO
+	noZC   atomic.Bool // SENDMSG_ZC refused: plain sends only
 	opts   Options
 	dio    dioMode
 	loops  []*loop

@@ -24,6 +24,9 @@ type ureq struct {
 	iov    []unix.Iovec
 	msg    unix.Msghdr
 	charge int // bytes counted in c.queued
+
+	zcNotifs int  // zero-copy sends whose notification is still due
+	sent     bool // the reply is out; release waits for zcNotifs
 }
 
 // maxIov is IOV_MAX: a longer reply goes out in several sendmsg calls.
@@ -202,23 +205,73 @@ func (c *uconn) sendNext() {
 	s := c.l.sqe()
 	// MSG_WAITALL lets io_uring retry a partial send itself; onSend still
 	// copes with short results.
-	s.PrepSendmsg(c.fd, &r.msg, unix.MSG_NOSIGNAL|unix.MSG_WAITALL)
+	if c.l.e.opts.SendZC && !c.l.e.noZC.Load() && r.charge >= zcMin {
+		// No MSG_WAITALL: the kernel refuses it for zero-copy sends.
+		s.PrepSendmsgZC(c.fd, &r.msg, unix.MSG_NOSIGNAL)
+		r.zcNotifs++
+	} else {
+		s.PrepSendmsg(c.fd, &r.msg, unix.MSG_NOSIGNAL|unix.MSG_WAITALL)
+	}
 	s.UserData = ud(kSend, 0, r.slot)
 	c.sending = true
 }
 
+// zcMin is the smallest reply Options.SendZC sends with SENDMSG_ZC: below
+// it pinning pages costs more than copying them.
+const zcMin = 64 << 10
+
+// onSendNotif handles a zero-copy send's notification: the kernel is done
+// with the buffers, so a request whose sending is over may now let go.
+func (r *ureq) onSendNotif() {
+	r.zcNotifs--
+	if r.zcNotifs > 0 || !r.sent {
+		return
+	}
+	c := r.c
+	r.sent = false
+	r.release()
+	c.pumpReads()
+	c.resume()
+	c.maybeDone()
+}
+
+// releaseSent releases a request whose reply is on the wire, unless a
+// zero-copy send still holds its buffers (then onSendNotif does it).
+func (r *ureq) releaseSent() {
+	if r.zcNotifs > 0 {
+		r.sent = true
+		return
+	}
+	r.release()
+}
+
 func (r *ureq) onSend(cqe ring.CQE) {
+	if cqe.Notif() {
+		r.onSendNotif()
+		return
+	}
+	if r.zcNotifs > 0 && !cqe.More() {
+		r.zcNotifs-- // a zero-copy send that will bring no notification
+	}
 	c := r.c
 	if cqe.Res == -int32(unix.EINTR) || cqe.Res == -int32(unix.EAGAIN) {
 		c.sendNext()
 		return
 	}
+	if cqe.Res == -int32(unix.EOPNOTSUPP) && c.l.e.opts.SendZC && !c.l.e.noZC.Load() {
+		// This socket or kernel cannot send zero-copy: stop trying.
+		c.l.e.opts.Logger.Warn("uring: zero-copy send unsupported, using plain sendmsg")
+		c.l.e.noZC.Store(true)
+		c.sendNext()
+		return
+	}
 	if cqe.Res < 0 {
+		c.l.e.opts.Logger.Debug("uring: send failed", "remote", c.st.Remote, "err", unix.Errno(-cqe.Res))
 		c.sending = false
 		c.sendQ[0] = nil
 		c.sendQ = c.sendQ[1:]
 		c.close() // releases the rest of the queue
-		r.release()
+		r.releaseSent()
 		c.maybeDone()
 		return
 	}
@@ -230,7 +283,7 @@ func (r *ureq) onSend(cqe ring.CQE) {
 	c.sendQ[0] = nil
 	c.sendQ = c.sendQ[1:]
 	closeAfter := r.rep.Close
-	r.release()
+	r.releaseSent()
 	switch {
 	case closeAfter:
 		c.close()
