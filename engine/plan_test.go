@@ -107,22 +107,25 @@ func TestAssemblerLimit(t *testing.T) {
 	}
 }
 
-// TestAdvance walks a reply's iovecs forward by short sends.
-func TestAdvance(t *testing.T) {
+// TestConsume walks a reply's iovecs forward by short sends, and hands
+// what is left of a send that covered it to the next reply.
+func TestConsume(t *testing.T) {
 	r := &ureq{}
 	r.parts = [][]byte{[]byte("head"), {}, []byte("data"), []byte("pad")}
 	steps := []struct {
-		n    int
-		more bool
-		next string
-	}{{2, true, "ad"}, {2, true, "data"}, {5, true, "ad"}, {2, false, ""}}
+		n, left int
+		next    string
+	}{{2, 0, "ad"}, {2, 0, "data"}, {5, 0, "ad"}, {7, 5, ""}}
 	for _, s := range steps {
-		if more := r.advance(s.n); more != s.more {
-			t.Fatalf("advance(%d) = %v", s.n, more)
+		if left := r.consume(s.n); left != s.left {
+			t.Fatalf("consume(%d) left %d, want %d", s.n, left, s.left)
 		}
-		if s.more && string(r.parts[0]) != s.next {
-			t.Fatalf("advance(%d): next %q, want %q", s.n, r.parts[0], s.next)
+		if s.next != "" && string(r.parts[0]) != s.next {
+			t.Fatalf("consume(%d): next %q, want %q", s.n, r.parts[0], s.next)
 		}
+	}
+	if len(r.parts) != 0 {
+		t.Fatalf("%d parts left", len(r.parts))
 	}
 }
 

@@ -36,8 +36,9 @@ type uconn struct {
 	queued    int // reply bytes charged by requests (see ureq.charge)
 	backlog   []record
 	waitReads []*ureq
-	sendQ     []*ureq // sendQ[0] is on the wire while sending
+	sendQ     []*ureq // sendQ[:inWire] are on the wire while sending
 	sending   bool
+	inWire    int
 }
 
 func (l *loop) addConn(fd int, remote string) {
@@ -202,7 +203,7 @@ func (c *uconn) close() {
 	c.waitReads = nil
 	keep := 0
 	if c.sending {
-		keep = 1
+		keep = c.inWire // their buffers are the kernel's until the send completes
 	}
 	for _, r := range c.sendQ[keep:] {
 		r.release()

@@ -186,33 +186,42 @@ func (r *ureq) finish() {
 	}
 }
 
-// sendNext puts the head of the send queue on the wire: one SENDMSG of
-// the reply's iovecs (header, borrowed data buffers, padding), no copy.
+// sendNext puts the send queue on the wire: one SENDMSG of the iovecs of
+// as many queued replies as fit in IOV_MAX (header bytes, borrowed data
+// buffers, padding), no copy. With many requests in flight on a
+// connection, replies that finish together leave in one system call. The
+// head request's slot names the send; c.inWire counts the replies in it.
 func (c *uconn) sendNext() {
-	r := c.sendQ[0]
-	r.iov = r.iov[:0]
-	for _, p := range r.parts {
-		if len(p) == 0 {
-			continue
-		}
-		if len(r.iov) == maxIov {
+	head := c.sendQ[0]
+	zc := c.l.e.opts.SendZC && !c.l.e.noZC.Load() && head.charge >= zcMin
+	head.iov = head.iov[:0]
+	c.inWire = 0
+	for _, r := range c.sendQ {
+		// A zero-copy send carries one reply: its notification then
+		// releases exactly that reply's buffers.
+		if c.inWire > 0 && (zc || len(head.iov)+len(r.parts) > maxIov) {
 			break
 		}
-		r.iov = append(r.iov, unix.Iovec{Base: &p[0], Len: uint64(len(p))})
+		for _, p := range r.parts {
+			if len(p) > 0 && len(head.iov) < maxIov {
+				head.iov = append(head.iov, unix.Iovec{Base: &p[0], Len: uint64(len(p))})
+			}
+		}
+		c.inWire++
 	}
-	r.msg = unix.Msghdr{Iov: &r.iov[0]}
-	r.msg.SetIovlen(len(r.iov))
+	head.msg = unix.Msghdr{Iov: &head.iov[0]}
+	head.msg.SetIovlen(len(head.iov))
 	s := c.l.sqe()
-	// MSG_WAITALL lets io_uring retry a partial send itself; onSend still
-	// copes with short results.
-	if c.l.e.opts.SendZC && !c.l.e.noZC.Load() && r.charge >= zcMin {
+	if zc {
 		// No MSG_WAITALL: the kernel refuses it for zero-copy sends.
-		s.PrepSendmsgZC(c.fd, &r.msg, unix.MSG_NOSIGNAL)
-		r.zcNotifs++
+		s.PrepSendmsgZC(c.fd, &head.msg, unix.MSG_NOSIGNAL)
+		head.zcNotifs++
 	} else {
-		s.PrepSendmsg(c.fd, &r.msg, unix.MSG_NOSIGNAL|unix.MSG_WAITALL)
+		// MSG_WAITALL lets io_uring retry a partial send itself; onSend
+		// still copes with short results.
+		s.PrepSendmsg(c.fd, &head.msg, unix.MSG_NOSIGNAL|unix.MSG_WAITALL)
 	}
-	s.UserData = ud(kSend, 0, r.slot)
+	s.UserData = ud(kSend, 0, head.slot)
 	c.sending = true
 }
 
@@ -267,23 +276,26 @@ func (r *ureq) onSend(cqe ring.CQE) {
 	}
 	if cqe.Res < 0 {
 		c.l.e.opts.Logger.Debug("uring: send failed", "remote", c.st.Remote, "err", unix.Errno(-cqe.Res))
-		c.sending = false
-		c.sendQ[0] = nil
-		c.sendQ = c.sendQ[1:]
-		c.close() // releases the rest of the queue
-		r.releaseSent()
+		c.close() // releases what was not on the wire
+		c.releaseWire(c.inWire)
 		c.maybeDone()
 		return
 	}
-	if r.advance(int(cqe.Res)) && !c.closing {
-		c.sendNext()
-		return
+	// Drop the sent bytes from the replies of this send, in order.
+	n, done := int(cqe.Res), 0
+	for ; done < c.inWire; done++ {
+		if n = c.sendQ[done].consume(n); len(c.sendQ[done].parts) > 0 {
+			break
+		}
 	}
-	c.sending = false
-	c.sendQ[0] = nil
-	c.sendQ = c.sendQ[1:]
-	closeAfter := r.rep.Close
-	r.releaseSent()
+	if c.closing {
+		done = c.inWire // nothing more goes out
+	}
+	closeAfter := false
+	for _, q := range c.sendQ[:done] {
+		closeAfter = closeAfter || q.rep.Close
+	}
+	c.releaseWire(done)
 	switch {
 	case closeAfter:
 		c.close()
@@ -296,8 +308,21 @@ func (r *ureq) onSend(cqe ring.CQE) {
 	c.maybeDone()
 }
 
-// advance drops n sent bytes from parts and reports whether any remain.
-func (r *ureq) advance(n int) bool {
+// releaseWire ends the current send: the first done replies of the queue
+// are finished and released.
+func (c *uconn) releaseWire(done int) {
+	c.sending, c.inWire = false, 0
+	sent := c.sendQ[:done]
+	c.sendQ = c.sendQ[done:]
+	for i, q := range sent {
+		sent[i] = nil
+		q.releaseSent()
+	}
+}
+
+// consume drops up to n sent bytes from parts and returns what is left of
+// n for the replies after this one.
+func (r *ureq) consume(n int) int {
 	for n > 0 && len(r.parts) > 0 {
 		k := min(n, len(r.parts[0]))
 		r.parts[0] = r.parts[0][k:]
@@ -309,7 +334,7 @@ func (r *ureq) advance(n int) bool {
 	for len(r.parts) > 0 && len(r.parts[0]) == 0 {
 		r.parts = r.parts[1:]
 	}
-	return len(r.parts) > 0
+	return n
 }
 
 // release returns everything the request holds and frees its slot. The
