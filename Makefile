@@ -59,7 +59,7 @@ e2e-probe:
 	bash e2e/kernel/probe.sh
 
 # nfsbench: build the load generator (bin/nfsbench). See BENCHMARKS.md.
-.PHONY: nfsbench bench-peer bench-peer-stop
+.PHONY: nfsbench bench-peer bench-peer-stop bench-peer-check
 nfsbench:
 	$(GO) build -o bin/nfsbench ./cmd/nfsbench
 
@@ -72,3 +72,8 @@ bench-peer:
 	bash bench/peer/ganesha.sh start $(PEER_DIR) $(PEER_PORT)
 bench-peer-stop:
 	bash bench/peer/ganesha.sh stop
+
+# bench-peer-check: nfsbench against NFS-Ganesha: phases must pass, and
+# Ganesha's broken READ_PLUS must be reported as such.
+bench-peer-check:
+	bash bench/peer/check.sh
