@@ -23,9 +23,11 @@ import (
 // Accepting: one acceptor (Serve's goroutine) accepts in Go and hands the
 // socket round-robin to the loops through a queue plus an eventfd that
 // each loop's ring keeps a read on. SO_REUSEPORT with a listener per loop
-// would spread accepts in the kernel, but Serve is given one listener
-// created by someone else, without SO_REUSEPORT; accepts are rare next to
-// requests, so a single acceptor costs nothing measurable.
+// would spread accepts in the kernel by a hash of the addresses, which
+// measured badly unbalanced for the few long-lived connections NFS clients
+// hold (16 connections over 16 listeners: the busiest got 3-5, others
+// none; BENCHMARKS.md), while round-robin gives each loop its share.
+// Accepts are rare next to requests, so a single acceptor costs nothing.
 //
 // Requests: nfs.Handler.Handle does blocking system calls (LOOKUP, OPEN,
 // READDIR stat and open files), so it runs on a bounded pool of worker
