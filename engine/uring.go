@@ -29,13 +29,15 @@ import (
 // none; BENCHMARKS.md), while round-robin gives each loop its share.
 // Accepts are rare next to requests, so a single acceptor costs nothing.
 //
-// Requests: nfs.Handler.Handle does blocking system calls (LOOKUP, OPEN,
-// READDIR stat and open files), so it runs on a bounded pool of worker
-// goroutines, never on a loop; the finished reply comes back through the
-// same queue + eventfd, and the loop performs its reads and the send. The
-// price is two goroutine hand-offs per request (a few microseconds); the
-// gain is that a slow metadata operation never stalls the other
-// connections of its loop.
+// Requests: records the handler calls quick (the READ/READ_PLUS/GETATTR
+// data path, nfs.Server.Inline) are handled on the loop itself, straight
+// from the receive buffer when they arrived whole. Everything else does
+// blocking system calls (LOOKUP, OPEN, READDIR, WRITE), so it runs on a
+// bounded pool of worker goroutines; the finished reply comes back through
+// the same queue + eventfd, and the loop performs its reads and the send.
+// The price is two goroutine hand-offs for those requests; the gain is
+// that a slow metadata operation never stalls the other connections of
+// its loop.
 type Uring struct {
 	h      nfs.Handler
 	inline inliner     // h, when it can tell quick records apart
