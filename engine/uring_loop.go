@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -72,6 +73,8 @@ type loop struct {
 	pool      slabPool
 	aligns    alignCache
 	cqes      []ring.CQE
+	// enterFailed: an unexpected io_uring_enter error was logged.
+	enterFailed bool
 }
 
 type newConn struct {
@@ -194,15 +197,20 @@ func (l *loop) serve() {
 }
 
 // wait submits what is prepared and sleeps until a completion arrives.
+// An error the ring should never give is logged once and retried after a
+// pause rather than taken down with the process: the other loops, and the
+// other connections, keep being served.
 func (l *loop) wait() {
 	_, err := l.r.SubmitAndWait(1)
 	if err == nil || errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) ||
 		errors.Is(err, unix.EBUSY) || errors.Is(err, unix.ETIME) {
 		return
 	}
-	// Nothing sensible can go on without the ring.
-	l.e.opts.Logger.Error("uring: loop stopped", "loop", l.id, "err", err)
-	panic(fmt.Sprintf("uring loop %d: io_uring_enter: %v", l.id, err))
+	if !l.enterFailed {
+		l.enterFailed = true
+		l.e.opts.Logger.Error("uring: io_uring_enter failed; retrying", "loop", l.id, "err", err)
+	}
+	time.Sleep(10 * time.Millisecond)
 }
 
 func (l *loop) complete(c ring.CQE) {
