@@ -227,14 +227,23 @@ func (n *node) writeFD(cr Cred) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Ino != n.ino {
-		unix.Close(fd)
-		return -1, unix.ESTALE
+	if err := n.sameFile(fd); err != nil {
+		return -1, err
 	}
 	n.wfd = fd
 	n.exp.fds.opened(n)
 	return fd, nil
+}
+
+// sameFile checks that fd, just opened by n's path, is n's file; if the
+// path now names another file the handle is stale, and fd is closed.
+func (n *node) sameFile(fd int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Ino != n.ino {
+		unix.Close(fd)
+		return unix.ESTALE
+	}
+	return nil
 }
 
 // adoptWriteFD keeps fd (read-write, just opened) as n's cached
@@ -312,11 +321,8 @@ func (n *node) readFD() (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Ino != n.ino {
-		// The path now names another file: the handle is stale.
-		unix.Close(fd)
-		return -1, unix.ESTALE
+	if err := n.sameFile(fd); err != nil {
+		return -1, err
 	}
 	n.fd = fd
 	n.exp.fds.opened(n)
