@@ -160,7 +160,8 @@ func (c *conn) serve(rec []byte) bool {
 	if rep.Drop {
 		return !rep.Close
 	}
-	bufs := c.readAll(rep)
+	var local [4]*[]byte // most replies carry one read: no allocation
+	bufs := c.readAll(rep, local[:0])
 	defer func() {
 		for _, b := range bufs {
 			c.p.pool.put(b)
@@ -170,16 +171,13 @@ func (c *conn) serve(rec []byte) bool {
 	return c.send(rep.Iovecs()) && !rep.Close
 }
 
-// readAll performs the reply's reads with pread.
-func (c *conn) readAll(rep *nfs.Reply) []*[]byte {
-	if len(rep.Reads) == 0 {
-		return nil
-	}
-	bufs := make([]*[]byte, len(rep.Reads))
+// readAll performs the reply's reads with pread, appending the buffers it
+// takes to bufs.
+func (c *conn) readAll(rep *nfs.Reply, bufs []*[]byte) []*[]byte {
 	for i := range rep.Reads {
 		rd := &rep.Reads[i]
 		b := c.p.pool.get(rd.Len)
-		bufs[i] = b
+		bufs = append(bufs, b)
 		n := preadFull(rd.FD, *b, rd.Off)
 		rep.CompleteRead(i, (*b)[:n])
 	}
