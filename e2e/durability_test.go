@@ -36,7 +36,10 @@ func buildServer(t *testing.T) string {
 
 func startProc(t *testing.T, bin, dir, addr string) *serverProc {
 	t.Helper()
-	cmd := exec.Command(bin, "--export", dir, "--listen", addr, "--log-level", "warn")
+	// The state directory sits beside the export, so a restarted server
+	// finds the same handle key.
+	state := filepath.Join(filepath.Dir(dir), "state-"+filepath.Base(dir))
+	cmd := exec.Command(bin, "--export", dir, "--listen", addr, "--log-level", "warn", "--state-dir", state)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

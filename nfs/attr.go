@@ -65,16 +65,12 @@ func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
 		}
 		return nfs4.OK
 	}
-	rel := n.rel
 	n.mu.Unlock()
-	if err := n.exp.stat(rel, st); err != nil {
-		if err == unix.ENOENT {
+	if err := n.stat(st); err != nil {
+		if err == unix.ENOENT || err == unix.ENOTDIR {
 			return nfs4.ErrStale
 		}
 		return errno(err)
-	}
-	if st.Ino != n.ino {
-		return nfs4.ErrStale
 	}
 	return nfs4.OK
 }
@@ -126,7 +122,7 @@ func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
 		var fs unix.Statfs_t
 		root := s.exports[0].rootFD
 		if src.n.exp != nil {
-			root = src.n.exp.rootFD
+			root = src.n.exp.mountFD(src.n.fs)
 		}
 		if unix.Fstatfs(root, &fs) == nil {
 			src.fs = &fs
@@ -182,8 +178,9 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 			e.Uint64(0)
 			e.Uint64(0)
 		} else {
-			e.Uint64(n.exp.fsid)
-			e.Uint64(0)
+			major, minor := n.exp.attrFsid(n.fs)
+			e.Uint64(major)
+			e.Uint64(minor)
 		}
 	case nfs4.AttrLeaseTime:
 		e.Uint32(s.cfg.LeaseTime)

@@ -141,15 +141,22 @@ func TestForgedHandles(t *testing.T) {
 	h.write("f", []byte("x"))
 	good := h.lookupFH("f")
 	forged := bytes.Clone(good)
-	forged[4] ^= 0xff // another inode number
+	forged[20] ^= 0xff // another inode number, the MAC left as it was
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)-1] ^= 1 // a bit of the MAC
+	// A well-signed handle of an export this server does not have.
+	other := h.s.fhKey.makeHandle(&export{id: 12345}, 0, 99, nil)
 	cases := []struct {
 		fh   []byte
 		want uint32
 	}{
 		{[]byte{1, 2, 3}, nfs4.ErrBadhandle},
 		{make([]byte, 16), nfs4.ErrBadhandle},
-		{append([]byte{1, 1, 9, 0}, make([]byte, 12)...), nfs4.ErrStale},
-		{forged[:16], nfs4.ErrStale},
+		{append([]byte{1, 1, 9, 0}, make([]byte, 12)...), nfs4.ErrBadhandle}, // version 1
+		{forged, nfs4.ErrBadhandle},
+		{flipped, nfs4.ErrBadhandle},
+		{good[:len(good)-1], nfs4.ErrBadhandle},
+		{other, nfs4.ErrStale},
 		{pseudoHandle, nfs4.ErrBadhandle}, // single export: no pseudo-root
 	}
 	for _, tc := range cases {

@@ -20,20 +20,24 @@ type harness struct {
 	s    *Server
 	conn *Conn
 	dir  string
-	xid  uint32
-	sess [16]byte
-	seq  uint32
+	// state is the server's state directory: a restarted server given
+	// the same one accepts the handles of the first.
+	state string
+	xid   uint32
+	sess  [16]byte
+	seq   uint32
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := NewServer(Config{Exports: []Export{{Path: dir}}})
+	state := t.TempDir()
+	s, err := NewServer(Config{Exports: []Export{{Path: dir}}, StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	return &harness{t: t, s: s, conn: NewConn("test"), dir: dir}
+	return &harness{t: t, s: s, conn: NewConn("test"), dir: dir, state: state}
 }
 
 func (h *harness) write(name string, data []byte) {

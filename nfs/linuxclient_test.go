@@ -36,7 +36,7 @@ func TestLinuxClientMountBytes(t *testing.T) {
 			t.Fatalf("line %d: %v", line, err)
 		}
 		rec = rec[4:] // record marker
-		ops := h.patchCapture(t, rec, clientID, root)
+		ops, rec := h.patchCapture(t, rec, clientID, root)
 		reply := xdr.NewDecoder(h.record(rec))
 		xid := binary.BigEndian.Uint32(rec)
 		h.acceptedHeader(reply, xid, nfs4.AcceptSuccess)
@@ -69,12 +69,12 @@ func TestLinuxClientMountBytes(t *testing.T) {
 }
 
 // patchCapture swaps the captured client id, session id and file handles
-// for this server's, in place, and returns the op numbers.
-func (h *harness) patchCapture(t *testing.T, rec []byte, clientID uint64, fh []byte) []uint32 {
+// for this server's and returns the op numbers and the patched record.
+func (h *harness) patchCapture(t *testing.T, rec []byte, clientID uint64, fh []byte) ([]uint32, []byte) {
 	d := xdr.NewDecoder(rec)
 	c, ok := decodeCall(d)
 	if !ok || c.proc == nfs4.ProcNull {
-		return nil
+		return nil, rec
 	}
 	d.Opaque(maxTag)
 	d.Uint32()
@@ -87,16 +87,20 @@ func (h *harness) patchCapture(t *testing.T, rec []byte, clientID uint64, fh []b
 		switch op {
 		case nfs4.OpCreateSession:
 			binary.BigEndian.PutUint64(rec[pos:], clientID)
-			return ops
+			return ops, rec
 		case nfs4.OpSequence:
 			copy(rec[pos:], h.sess[:])
 			d.Skip(16 + 16)
 		case nfs4.OpPutfh:
-			if l := binary.BigEndian.Uint32(rec[pos:]); int(l) != len(fh) {
-				t.Fatalf("captured handle of %d bytes, ours %d", l, len(fh))
-			}
-			copy(rec[pos+4:], fh)
-			d.Opaque(nfs4.FHSize)
+			// Splice our handle (its length differs) in for the captured one.
+			l := int(binary.BigEndian.Uint32(rec[pos:]))
+			old := 4 + (l+3)&^3
+			e := xdr.NewEncoder(64)
+			e.Opaque(fh)
+			ours := e.Header()
+			rec = append(append(append([]byte(nil), rec[:pos]...), ours...), rec[pos+old:]...)
+			d = xdr.NewDecoder(rec)
+			d.Skip(pos + len(ours))
 		case nfs4.OpGetattr:
 			nfs4.DecodeBitmap(d)
 		case nfs4.OpPutrootfh, nfs4.OpGetfh, nfs4.OpReadlink:
@@ -108,8 +112,8 @@ func (h *harness) patchCapture(t *testing.T, rec []byte, clientID uint64, fh []b
 		case nfs4.OpSecinfoNoName:
 			d.Uint32()
 		default:
-			return ops // the rest needs no patching
+			return ops, rec // the rest needs no patching
 		}
 	}
-	return ops
+	return ops, rec
 }

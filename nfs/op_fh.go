@@ -142,7 +142,7 @@ func opLookupp(c *compound) uint32 {
 	switch {
 	case n.exp == nil:
 		return nfs4.ErrNoent
-	case n.ino == n.exp.rootIno:
+	case n.fs == 0 && n.ino == n.exp.rootIno:
 		if !c.s.pseudo {
 			return nfs4.ErrNoent
 		}
@@ -154,12 +154,11 @@ func opLookupp(c *compound) uint32 {
 		c.setFH(c.s.exportRoot(n.exp))
 		return nfs4.OK
 	}
-	if err := n.exp.stat(rel, &st); err != nil {
+	p, err := c.s.nodeOfPath(n.exp, rel)
+	if err != nil {
 		return errno(err)
 	}
-	p := newNode(n.exp, rel, st.Ino)
-	p.handle = makeHandle(n.exp, rel, st.Ino)
-	c.setFH(c.s.files.put(p))
+	c.setFH(p)
 	return nfs4.OK
 }
 
@@ -257,7 +256,7 @@ func opReadlink(c *compound) uint32 {
 	if n.exp == nil {
 		return nfs4.ErrInval
 	}
-	fd, err := n.exp.open(n.path(), unix.O_PATH|unix.O_NOFOLLOW)
+	fd, err := n.open(unix.O_PATH, nil)
 	if err != nil {
 		return errno(err)
 	}

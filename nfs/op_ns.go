@@ -43,17 +43,20 @@ func (c *compound) openDir(n *node) (dirOp, uint32) {
 	if n.exp == nil {
 		return dirOp{}, nfs4.ErrRofs
 	}
-	fd, err := n.exp.open(n.path(), unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW)
+	fd, err := n.openDirFD()
 	if err == unix.ENOTDIR {
 		return dirOp{}, nfs4.ErrNotdir
+	}
+	if err == unix.ENOENT {
+		err = unix.ESTALE
 	}
 	if err != nil {
 		return dirOp{}, errno(err)
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Ino != n.ino {
+	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return dirOp{}, nfs4.ErrStale
+		return dirOp{}, errno(err)
 	}
 	return dirOp{n: n, fd: fd, before: changeAttr(&st)}, nfs4.OK
 }
@@ -138,12 +141,12 @@ func opCreate(c *compound) uint32 {
 		}
 		return nil
 	})
-	ci := dir.done()
-	if err != nil {
-		return errno(err)
+	var n *node
+	if err == nil {
+		var st unix.Stat_t
+		n, err = c.s.lookupChildAt(c.cfh, dir.fd, string(name), &st)
 	}
-	var st unix.Stat_t
-	n, err := c.s.lookupChild(c.cfh, string(name), &st)
+	ci := dir.done()
 	if err != nil {
 		return errno(err)
 	}
@@ -200,8 +203,10 @@ func opRemove(c *compound) uint32 {
 		return errno(err)
 	}
 	if gone == nil && st.Nlink <= 1 {
-		if n := c.s.files.get(nodeKey{c.cfh.exp.id, st.Ino}); n != nil {
-			c.s.files.drop(n)
+		if f := c.cfh.exp.fsOfDev(st.Dev); f != nil {
+			if n := c.s.files.get(nodeKey{c.cfh.exp.id, f.id, st.Ino}); n != nil {
+				c.s.files.drop(n)
+			}
 		}
 	}
 	ci.encode(c.e)
@@ -256,17 +261,17 @@ func (t *fileTable) renamed(e *export, oldRel, newRel string) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for k, n := range t.nodes {
-		if k.exp != e.id {
+		if k.exp != e.id || n.exp != e {
 			continue
 		}
-		n.mu.Lock()
+		n.relMu.Lock()
 		switch {
 		case n.rel == oldRel:
 			n.rel = newRel
 		case strings.HasPrefix(n.rel, oldRel+"/"):
 			n.rel = newRel + n.rel[len(oldRel):]
 		}
-		n.mu.Unlock()
+		n.relMu.Unlock()
 	}
 }
 
@@ -299,9 +304,7 @@ func opLink(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	err := asCaller(c.cred, func() error {
-		return unix.Linkat(src.exp.rootFD, src.path(), dir.fd, string(name), 0)
-	})
+	err := src.linkInto(c.cred, dir.fd, string(name))
 	ci := dir.done()
 	if err != nil {
 		return errno(err)

@@ -191,8 +191,11 @@ func (c *compound) openPermission(n *node, st *unix.Stat_t, access uint32, creat
 // accessBits is access for callers that only need a yes or no.
 func accessBits(st *unix.Stat_t, cr Cred, want uint32) uint32 { return access(st, cr, want) }
 
-func openableType(st *unix.Stat_t) uint32 {
-	switch st.Mode & unix.S_IFMT {
+func openableType(st *unix.Stat_t) uint32 { return openableMode(st.Mode) }
+
+// openableMode is openableType for file type bits.
+func openableMode(mode uint32) uint32 {
+	switch mode & unix.S_IFMT {
 	case unix.S_IFREG:
 		return nfs4.OK
 	case unix.S_IFDIR:

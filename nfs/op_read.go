@@ -22,6 +22,11 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	if n.exp == nil {
 		return -1, nfs4.ErrIsdir
 	}
+	// The type from the handle, before any open: a FIFO or device is
+	// never opened for a READ (the open could block the event loop).
+	if s := openableMode(n.mode); s != nfs4.OK {
+		return -1, s
+	}
 	sid, s := c.resolveSid(sid)
 	if s != nfs4.OK {
 		return -1, s

@@ -50,9 +50,9 @@ func (s *Server) listDir(n *node, st *unix.Stat_t) ([]dirEntry, uint32) {
 		n.mu.Unlock()
 		return l.entries, nfs4.OK
 	}
-	rel := n.rel
+	rel := n.path()
 	n.mu.Unlock()
-	fd, err := n.exp.open(rel, unix.O_RDONLY|unix.O_DIRECTORY)
+	fd, err := n.open(unix.O_RDONLY|unix.O_DIRECTORY, nil)
 	if err != nil {
 		return nil, errno(err)
 	}

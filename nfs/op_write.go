@@ -18,8 +18,7 @@ func init() {
 // the caller.
 func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 	dir := c.cfh
-	rel := joinRel(dir.path(), string(a.name))
-	flags := unix.O_RDWR | unix.O_CREAT | unix.O_NOFOLLOW
+	flags := unix.O_RDWR | unix.O_CREAT
 	if a.createMode != nfs4.CreateUnchecked {
 		flags |= unix.O_EXCL
 	}
@@ -27,15 +26,18 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 	if a.attrs.mask.Has(nfs4.AttrMode) {
 		mode = a.attrs.mode
 	}
-	var fd int
-	err := asCaller(c.cred, func() error {
-		var err error
-		fd, err = dir.exp.openMode(rel, flags, mode)
-		return err
-	})
+	dfd, err := dir.openDirFD()
+	if err != nil {
+		if err == unix.ENOENT {
+			err = unix.ESTALE
+		}
+		return nil, errno(err)
+	}
+	defer unix.Close(dfd)
+	fd, err := dir.exp.createIn(c.cred, dfd, string(a.name), flags, mode)
 	exclusive := a.createMode == nfs4.CreateExclusive || a.createMode == nfs4.CreateExclusive41
 	if err == unix.EEXIST && exclusive {
-		return c.exclusiveRetry(dir, string(a.name), a.verf)
+		return c.exclusiveRetry(dir, dfd, string(a.name), a.verf)
 	}
 	if err != nil {
 		return nil, errno(err)
@@ -45,7 +47,15 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 		unix.Close(fd)
 		return nil, errno(err)
 	}
-	n := c.nodeFor(dir, rel, &st)
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, openableType(&st)
+	}
+	n, err := c.s.nodeAt(dir, dfd, string(a.name), &st)
+	if err != nil {
+		unix.Close(fd)
+		return nil, errno(err)
+	}
 	// The descriptor opened by the create becomes the file's read-write
 	// descriptor, so the OPEN that follows needs no second open.
 	if !n.adoptWriteFD(fd) {
@@ -88,9 +98,9 @@ func verfTimes(v [8]byte) (atime, mtime unix.Timespec) {
 
 // exclusiveRetry answers an exclusive create of a file that exists: fine if
 // it carries the same verifier (a retransmit), else NFS4ERR_EXIST.
-func (c *compound) exclusiveRetry(dir *node, name string, verf [8]byte) (*node, uint32) {
+func (c *compound) exclusiveRetry(dir *node, dirfd int, name string, verf [8]byte) (*node, uint32) {
 	var st unix.Stat_t
-	n, err := c.s.lookupChild(dir, name, &st)
+	n, err := c.s.lookupChildAt(dir, dirfd, name, &st)
 	if err != nil {
 		return nil, errno(err)
 	}
@@ -99,19 +109,6 @@ func (c *compound) exclusiveRetry(dir *node, name string, verf [8]byte) (*node, 
 		return nil, nfs4.ErrExist
 	}
 	return n, nfs4.OK
-}
-
-// nodeFor returns the node of a file just created at rel.
-func (c *compound) nodeFor(dir *node, rel string, st *unix.Stat_t) *node {
-	if n := c.s.files.get(nodeKey{dir.exp.id, st.Ino}); n != nil {
-		n.mu.Lock()
-		n.rel = rel
-		n.mu.Unlock()
-		return n
-	}
-	n := newNode(dir.exp, rel, st.Ino)
-	n.handle = makeHandle(dir.exp, rel, st.Ino)
-	return c.s.files.put(n)
 }
 
 // writeTarget checks a stateid for writing the current file and returns the
@@ -249,7 +246,7 @@ func opSetattr(c *compound) uint32 {
 		}
 		wfd = fd
 	}
-	pfd, err := n.exp.open(n.path(), unix.O_PATH|unix.O_NOFOLLOW)
+	pfd, err := n.open(unix.O_PATH, nil)
 	if err != nil {
 		return errno(err)
 	}

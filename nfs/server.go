@@ -9,9 +9,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +23,14 @@ type Export struct {
 	// exports. With one export it is ignored: the export is the root.
 	Name string
 	Path string
+	// CrossMnt serves filesystems mounted inside the export too (exports(5)
+	// crossmnt), each with its own fsid. Without it a mount point shows the
+	// directory underneath, as on the exported filesystem itself.
+	CrossMnt bool
+	// FSID, when set, names the export in file handles instead of its
+	// filesystem and path (exports(5) fsid=), e.g. to keep handles valid
+	// when the export moves.
+	FSID string
 }
 
 // Config configures a Server.
@@ -38,6 +43,9 @@ type Config struct {
 	// LeaseTime is the lease in seconds (default 90).
 	LeaseTime uint32
 	Logger    *slog.Logger
+	// StateDir keeps what must survive a restart: the key that signs file
+	// handles. Empty: a key for this process only (tests).
+	StateDir string
 	// IO performs file writes; nil means PlainIO. Engines supply one that
 	// plans direct and buffered I/O.
 	IO FileIO
@@ -78,6 +86,7 @@ type Server struct {
 
 	state      *stateTable
 	files      *fileTable
+	fhKey      *handleKey
 	pseudoRoot *node
 	stop       chan struct{}
 }
@@ -103,12 +112,25 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.IO = PlainIO{}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now(), pseudo: len(cfg.Exports) > 1}
+	key, err := loadHandleKey(cfg.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	s.fhKey = newHandleKey(key)
 	names := map[string]bool{}
-	for i, e := range cfg.Exports {
-		ex, err := newExport(i+1, e)
+	ids := map[uint64]string{}
+	for _, e := range cfg.Exports {
+		ex, err := newExport(e, canSwitch)
 		if err != nil {
 			return nil, err
 		}
+		if !ex.crossmnt && !ex.detached {
+			s.log.Warn("cannot isolate the export from filesystems mounted inside it (needs CAP_SYS_ADMIN): their mount points are not served", "export", ex.root)
+		}
+		if other, dup := ids[ex.id]; dup {
+			return nil, fmt.Errorf("nfs: exports %s and %s have the same id (same fsid= option?)", other, ex.root)
+		}
+		ids[ex.id] = ex.root
 		if s.pseudo {
 			if ex.name == "" || names[ex.name] {
 				return nil, fmt.Errorf("nfs: export %s needs a unique name", e.Path)
@@ -128,7 +150,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.state = newStateTable(s)
 	s.files = newFileTable()
 	s.files.busy = s.state.holds
-	s.pseudoRoot = &node{rel: "/", ino: pseudoRootIno, handle: pseudoHandle, fd: -1, direct: -1, wfd: -1, dwfd: -1}
+	s.pseudoRoot = &node{rel: "/", ino: pseudoRootIno, mode: unix.S_IFDIR, handle: pseudoHandle, fd: -1, direct: -1, wfd: -1, dwfd: -1}
 	s.stop = make(chan struct{})
 	go s.reapLeases()
 	return s, nil
@@ -143,7 +165,7 @@ func (s *Server) Close() {
 	close(s.stop)
 	s.files.closeAll()
 	for _, e := range s.exports {
-		unix.Close(e.rootFD)
+		e.close()
 	}
 }
 
@@ -156,72 +178,6 @@ func (s *Server) root() *node {
 		return s.pseudoRoot
 	}
 	return s.exportRoot(s.exports[0])
-}
-
-// exportRoot returns the root node of export e.
-func (s *Server) exportRoot(e *export) *node {
-	if n := s.files.get(nodeKey{e.id, e.rootIno}); n != nil {
-		return n
-	}
-	n := newNode(e, ".", e.rootIno)
-	n.handle = makeHandle(e, ".", e.rootIno)
-	return s.files.put(n)
-}
-
-type export struct {
-	id      int
-	name    string
-	root    string // absolute, symlinks resolved
-	rootFD  int    // descriptor all opens are made beneath; not O_PATH, since open_by_handle_at needs a real one
-	rootIno uint64
-	dev     uint64
-	mountID int
-	fsid    uint64
-	walkMu  sync.Mutex
-	fds     fdCache
-}
-
-func newExport(id int, e Export) (*export, error) {
-	p, err := filepath.Abs(e.Path)
-	if err != nil {
-		return nil, err
-	}
-	p, err = filepath.EvalSymlinks(p)
-	if err != nil {
-		return nil, fmt.Errorf("nfs: export %s: %w", e.Path, err)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return nil, fmt.Errorf("nfs: export %s: %w", e.Path, err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("nfs: export %s is not a directory", e.Path)
-	}
-	name := e.Name
-	if name == "" {
-		name = filepath.Base(p)
-	}
-	if id > 255 {
-		return nil, fmt.Errorf("nfs: at most 255 exports")
-	}
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("nfs: export %s: %w", e.Path, err)
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	ex := &export{id: id, name: name, root: p, rootFD: fd, rootIno: st.Ino, dev: st.Dev, mountID: -1}
-	ex.fds.max = defaultMaxOpenFiles
-	if _, mnt, err := unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH); err == nil {
-		ex.mountID = mnt
-	}
-	// fsid: the export id in the major half keeps exports apart for the
-	// client even when they share a filesystem.
-	ex.fsid = uint64(id)
-	return ex, nil
 }
 
 // Handle processes one RPC record. See Handler.

@@ -141,7 +141,7 @@ func TestHandlesSurviveRestart(t *testing.T) {
 	h.session()
 	h.write("f", []byte("persistent"))
 	fh := h.lookupFH("f")
-	s2, err := NewServer(Config{Exports: []Export{{Path: h.dir}}})
+	s2, err := NewServer(Config{Exports: []Export{{Path: h.dir}}, StateDir: h.state})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +150,18 @@ func TestHandlesSurviveRestart(t *testing.T) {
 	h.session()
 	if got := h.readWith(fh, nfs4.AnonStateid); got != nfs4.OK {
 		t.Fatalf("READ with a handle from before the restart: %d", got)
+	}
+	// Another state directory means another handle key: the old handle
+	// is refused before any filesystem work.
+	s3, err := NewServer(Config{Exports: []Export{{Path: h.dir}}, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s3.Close()
+	h.s = s3
+	h.session()
+	if got := h.readWith(fh, nfs4.AnonStateid); got != nfs4.ErrBadhandle {
+		t.Fatalf("READ with a handle signed by another key: %d, want BADHANDLE", got)
 	}
 }
 

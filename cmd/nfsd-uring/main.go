@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -26,14 +27,44 @@ type exportList []nfs.Export
 
 func (l *exportList) String() string { return fmt.Sprint(*l) }
 
-// Set takes DIR or NAME=DIR.
+// Set takes [NAME=]DIR[,OPTION...], OPTION being crossmnt or fsid=ID.
 func (l *exportList) Set(v string) error {
-	name, path, ok := strings.Cut(v, "=")
-	if !ok {
-		name, path = "", v
+	e, err := parseExport(v)
+	if err != nil {
+		return err
 	}
-	*l = append(*l, nfs.Export{Name: name, Path: path})
+	*l = append(*l, e)
 	return nil
+}
+
+// parseExport parses one --export value.
+func parseExport(v string) (nfs.Export, error) {
+	spec, opts, _ := strings.Cut(v, ",")
+	var e nfs.Export
+	if i := strings.IndexByte(spec, '='); i >= 0 && !strings.Contains(spec[:i], "/") {
+		e.Name, spec = spec[:i], spec[i+1:]
+	}
+	e.Path = spec
+	if e.Path == "" {
+		return e, fmt.Errorf("export %q: no directory", v)
+	}
+	for _, o := range strings.Split(opts, ",") {
+		switch k, val, _ := strings.Cut(o, "="); k {
+		case "":
+		case "crossmnt":
+			e.CrossMnt = true
+		case "nocrossmnt":
+			e.CrossMnt = false
+		case "fsid":
+			if val == "" {
+				return e, fmt.Errorf("export %q: fsid= needs a value", v)
+			}
+			e.FSID = val
+		default:
+			return e, fmt.Errorf("export %q: unknown option %q (known: crossmnt, fsid=ID)", v, o)
+		}
+	}
+	return e, nil
 }
 
 func main() {
@@ -45,7 +76,8 @@ func main() {
 
 func run() error {
 	var exports exportList
-	flag.Var(&exports, "export", "directory to export, as DIR or NAME=DIR (repeatable; several exports appear under a pseudo-root by NAME)")
+	flag.Var(&exports, "export", "directory to export, as [NAME=]DIR[,crossmnt][,fsid=ID] (repeatable; several exports appear under a pseudo-root by NAME; crossmnt also serves filesystems mounted inside DIR)")
+	stateDir := flag.String("state-dir", defaultStateDir(), "directory for state that survives restarts (the file handle key)")
 	listen := flag.String("listen", "", "address to listen on (default :2049, or 127.0.0.1:2049 / 127.0.0.1:12049 for the sample export)")
 	cores := flag.Int("cores", 1, "event loops (one pinned OS thread each) for the io_uring engine")
 	engineName := flag.String("engine", "auto", "I/O engine: auto, uring or portable")
@@ -90,7 +122,7 @@ func run() error {
 	}
 	fio := engine.NewFileIO(mode)
 	fio.NoSplit = !*splitWrites
-	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio})
+	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir})
 	if err != nil {
 		return err
 	}
@@ -153,4 +185,19 @@ func profileMode(name string) func(*profile.Profile) {
 		return profile.TraceProfile
 	}
 	return nil
+}
+
+// defaultStateDir is /var/lib/nfsd-uring for root, else the user's state
+// directory ($XDG_STATE_HOME or ~/.local/state, then nfsd-uring).
+func defaultStateDir() string {
+	if os.Geteuid() == 0 {
+		return "/var/lib/nfsd-uring"
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "nfsd-uring")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "state", "nfsd-uring")
+	}
+	return ".nfsd-uring-state"
 }

@@ -1,0 +1,213 @@
+package nfs
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// The confinement point. Every open of a stored path — a node's path, a
+// directory to change, a name looked up in one — goes through the
+// functions in this file. Each resolves beneath the export's root
+// descriptor with openat2 (RESOLVE_BENEATH: no "..", no absolute
+// symlinks, no symlink leading out; RESOLVE_NO_MAGICLINKS: no /proc
+// tricks; never following a final symlink) and, when it opens a node,
+// checks that what it opened is that node's file by device and inode: a
+// path that now names another file (renames, a directory replaced by a
+// symlink) gives ESTALE, never the other file. Opens that could block (a
+// FIFO, a device) are refused before the open or made non-blocking.
+
+// errNotRegular refuses a data open of a file that is not a regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// openHow confines every open to the export.
+func (e *export) openHow(flags int) *unix.OpenHow {
+	how := &unix.OpenHow{
+		Flags:   uint64(flags | unix.O_CLOEXEC | unix.O_NOFOLLOW),
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	if !e.crossmnt && !e.detached {
+		// No private clone of the export's mount (no CAP_SYS_ADMIN):
+		// refuse to cross into submounts at all.
+		how.Resolve |= unix.RESOLVE_NO_XDEV
+	}
+	return how
+}
+
+// openBeneath opens rel (relative to the export root) with flags. It
+// checks nothing about what it finds: callers that know which file they
+// want use node.open.
+func (e *export) openBeneath(rel string, flags int) (int, error) {
+	return e.openAt(e.rootFD, rel, flags, 0)
+}
+
+// openAt opens rel beneath dirfd, a directory of this export.
+func (e *export) openAt(dirfd int, rel string, flags int, mode uint32) (int, error) {
+	how := e.openHow(flags)
+	how.Mode = uint64(mode)
+	for {
+		fd, err := unix.Openat2(dirfd, rel, how)
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EXDEV {
+			// RESOLVE_NO_XDEV refused a mount point.
+			err = unix.ENOENT
+		}
+		return fd, err
+	}
+}
+
+// open opens n's file by its path with flags, as the caller when cr is not
+// nil, and checks it is n's file. Data opens (anything but O_PATH) of a
+// file that is not regular or a directory are refused: opening a FIFO or a
+// device could block or have side effects.
+//
+// When the stored path no longer leads to n's file (another client or a
+// local user renamed it, or swapped a directory on the way), the file is
+// found again through its kernel handle — the path the kernel gives for
+// it, itself opened and checked the same way — and n is repointed.
+func (n *node) open(flags int, cr *Cred) (int, error) {
+	rel := n.path()
+	fd, err := n.openPath(rel, flags, cr)
+	if err != unix.ESTALE && err != unix.ENOENT && err != unix.ENOTDIR || n.exp == nil {
+		return fd, err
+	}
+	now, ferr := n.exp.refind(n)
+	if ferr != nil || now == rel {
+		return fd, err
+	}
+	fd, err = n.openPath(now, flags, cr)
+	if err == nil {
+		n.setPath(now)
+	}
+	return fd, err
+}
+
+// openPath opens n's file at rel and checks it.
+func (n *node) openPath(rel string, flags int, cr *Cred) (int, error) {
+	if flags&unix.O_PATH == 0 && !n.isReg() && !n.isDir() {
+		return -1, errNotRegular
+	}
+	// O_NONBLOCK: if the path was swapped for a FIFO since the node was
+	// made, the open must not hang before the inode check catches it.
+	// Regular files get it cleared again below (io_uring would otherwise
+	// treat their reads as NOWAIT).
+	nb := 0
+	if flags&unix.O_PATH == 0 {
+		nb = unix.O_NONBLOCK
+	}
+	var fd int
+	var err error
+	openIt := func() error {
+		fd, err = n.exp.openBeneath(rel, flags|nb)
+		return err
+	}
+	if cr != nil {
+		err = asCaller(*cr, openIt)
+	} else {
+		openIt()
+	}
+	if err != nil {
+		return -1, err
+	}
+	if err := n.check(fd); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if nb != 0 && flags&unix.O_NONBLOCK == 0 {
+		// F_SETFL takes only the status flags (O_DIRECT...) from flags.
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, flags); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	return fd, nil
+}
+
+// check reports whether fd is n's file: same device and inode.
+func (n *node) check(fd int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Ino != n.ino || st.Dev != n.dev {
+		return unix.ESTALE
+	}
+	return nil
+}
+
+// stat fills st for n by a confined O_PATH open of its path.
+func (n *node) stat(st *unix.Stat_t) error {
+	fd, err := n.open(unix.O_PATH, nil)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Fstat(fd, st)
+}
+
+// openDirFD opens directory n (O_PATH) for the *at syscalls that change or
+// read it, checked to be n.
+func (n *node) openDirFD() (int, error) {
+	if !n.isDir() {
+		return -1, unix.ENOTDIR
+	}
+	return n.open(unix.O_PATH|unix.O_DIRECTORY, nil)
+}
+
+// statChild stats name (one component, checked by checkName) in directory
+// dirfd of the export without following it.
+func statChild(dirfd int, name string, st *unix.Stat_t) error {
+	return unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// createIn opens (creating) name in directory dirfd of export e, as the
+// caller.
+func (e *export) createIn(cr Cred, dirfd int, name string, flags int, mode uint32) (int, error) {
+	var fd int
+	err := asCaller(cr, func() error {
+		var err error
+		fd, err = e.openAt(dirfd, name, flags, mode)
+		return err
+	})
+	return fd, err
+}
+
+// linkInto makes a hard link to n named name in directory dirfd, as the
+// caller. The source is opened by the confined, checked open, then linked
+// through its /proc descriptor: no stored path is followed unchecked, and
+// the link needs no privilege the caller lacks.
+func (n *node) linkInto(cr Cred, dirfd int, name string) error {
+	fd, err := n.open(unix.O_PATH, nil)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return asCaller(cr, func() error {
+		return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+itoa(fd), dirfd, name, unix.AT_SYMLINK_FOLLOW)
+	})
+}
+
+// refind returns the path at which n's file now lies beneath the export,
+// from its kernel handle (open_by_handle_at needs CAP_DAC_READ_SEARCH;
+// without it, or without a kernel handle, the file is not looked for).
+func (e *export) refind(n *node) (string, error) {
+	f, ok := parseHandle(n.handle)
+	if !ok || f.ktype == 0 || len(f.kernel) == 0 {
+		return "", errStale
+	}
+	fs := e.fsByID(f.fs)
+	if fs == nil {
+		return "", errStale
+	}
+	fd, err := unix.OpenByHandleAt(fs.mountFD, unix.NewFileHandle(f.ktype, f.kernel), unix.O_PATH|unix.O_CLOEXEC)
+	if err != nil {
+		return "", errStale
+	}
+	defer unix.Close(fd)
+	if err := n.check(fd); err != nil {
+		return "", err
+	}
+	return e.relOf(fd)
+}

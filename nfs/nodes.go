@@ -1,0 +1,312 @@
+package nfs
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// node is a file or directory the server has handed out a handle for.
+type node struct {
+	exp    *export    // nil for the pseudo-root
+	relMu  sync.Mutex // guards rel alone, so opens can repoint it under mu
+	rel    string     // path relative to the export root, "." for the root
+	fs     uint64     // filesystem id within the export (0: the export's own)
+	dev    uint64     // its device: descriptors are checked by (dev, ino)
+	ino    uint64
+	mode   uint32 // file type bits (S_IFMT) when the node was made
+	handle []byte
+
+	mu     sync.Mutex
+	fd     int // cached read descriptor, -1 until opened
+	direct int // cached O_DIRECT descriptor, -1 until opened, -2 when refused
+	wfd    int // cached read-write descriptor, -1 until opened
+	dwfd   int // cached O_DIRECT write descriptor, -1 until opened, -2 when refused
+	extent extentCache
+	dir    *dirListing
+
+	used   atomic.Bool // touched since the fd cache's last sweep
+	cached bool        // in the export's fd cache (under mu)
+	pins   int         // replies whose reads use the descriptors
+	dead   bool        // dropped from the table: close the descriptors at the last unpin
+
+	// Guarded by stateTable.mu, not mu.
+	opens []*openState
+	locks []lockRange
+}
+
+// nodeKey names a file: export, filesystem within it, inode. Two
+// filesystems under one export (crossmnt) may well reuse inode numbers.
+type nodeKey struct {
+	exp uint64
+	fs  uint64
+	ino uint64
+}
+
+func (n *node) key() nodeKey { return nodeKey{n.exp.id, n.fs, n.ino} }
+
+func (n *node) isReg() bool { return n.mode&unix.S_IFMT == unix.S_IFREG }
+func (n *node) isDir() bool { return n.mode&unix.S_IFMT == unix.S_IFDIR }
+
+// same reports whether two nodes stand for the same file (a node evicted
+// from the table may live on in a request while a new one replaces it).
+func (n *node) same(o *node) bool {
+	return n == o || n != nil && o != nil && n.exp == o.exp && n.fs == o.fs && n.ino == o.ino
+}
+
+// fileTable maps handles to nodes. Lookups go by export, filesystem and
+// inode.
+type fileTable struct {
+	mu       sync.RWMutex
+	nodes    map[nodeKey]*node
+	max      int
+	evicting atomic.Bool
+	busy     func(*node) bool // set by the server: does state refer to n?
+}
+
+// defaultMaxNodes bounds the nodes kept; past it, idle ones are forgotten
+// (their handles resolve again through the kernel handle when next used).
+const defaultMaxNodes = 1 << 20
+
+func newFileTable() *fileTable {
+	return &fileTable{nodes: make(map[nodeKey]*node), max: defaultMaxNodes}
+}
+
+// evictIdle forgets nodes that nothing holds (no open or lock state, no
+// reply in flight, no cached descriptor) until the table is at 3/4 of its
+// bound. busy reports whether state refers to a node.
+func (t *fileTable) evictIdle(busy func(*node) bool) {
+	defer t.evicting.Store(false)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, n := range t.nodes {
+		if len(t.nodes) <= t.max*3/4 {
+			return
+		}
+		if n.fs == 0 && n.ino == n.exp.rootIno || busy(n) || !n.mu.TryLock() {
+			continue
+		}
+		idle := n.pins == 0 && !n.cached
+		n.mu.Unlock()
+		if idle {
+			delete(t.nodes, k)
+		}
+	}
+}
+
+func (t *fileTable) get(k nodeKey) *node {
+	t.mu.RLock()
+	n := t.nodes[k]
+	t.mu.RUnlock()
+	return n
+}
+
+// put stores n unless a node for the same file exists, and returns the one
+// kept. A node found under a new path (rename, hard link) is repointed.
+func (t *fileTable) put(n *node) *node {
+	k := n.key()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old := t.nodes[k]; old != nil {
+		old.setPath(n.rel)
+		return old
+	}
+	t.nodes[k] = n
+	if len(t.nodes) > t.max && t.evicting.CompareAndSwap(false, true) {
+		go t.evictIdle(t.busy)
+	}
+	return n
+}
+
+func (t *fileTable) drop(n *node) {
+	if n.exp == nil {
+		return
+	}
+	t.mu.Lock()
+	if t.nodes[n.key()] == n {
+		delete(t.nodes, n.key())
+	}
+	t.mu.Unlock()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.dead = true
+	if n.pins == 0 {
+		n.closeFDsLocked()
+	}
+}
+
+// pin keeps n's descriptors open while a reply's reads use them: a REMOVE
+// racing with a READ must not close (and let the kernel reuse) a
+// descriptor the engine is about to read.
+func (n *node) pin() {
+	n.mu.Lock()
+	n.pins++
+	n.mu.Unlock()
+}
+
+// unpin releases a pin; the last one closes the descriptors of a dropped
+// node.
+func (n *node) unpin() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.pins--
+	if n.pins == 0 && n.dead {
+		n.closeFDsLocked()
+	}
+}
+
+func (t *fileTable) closeAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, n := range t.nodes {
+		n.closeFDs()
+		delete(t.nodes, k)
+	}
+}
+
+func (n *node) closeFDs() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.closeFDsLocked()
+}
+
+func (n *node) closeFDsLocked() {
+	if n.fd >= 0 && n.fd != n.wfd {
+		unix.Close(n.fd)
+	}
+	n.fd = -1
+	if n.direct >= 0 {
+		unix.Close(n.direct)
+	}
+	n.direct = -1
+	if n.wfd >= 0 {
+		unix.Close(n.wfd)
+		n.wfd = -1
+	}
+	if n.dwfd >= 0 {
+		unix.Close(n.dwfd)
+	}
+	n.dwfd = -1
+}
+
+// writeFD returns a cached read-write descriptor for a regular file. The
+// caller has checked permission; the first open happens as the caller.
+func (n *node) writeFD(cr Cred) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.used.Store(true)
+	if n.wfd >= 0 {
+		return n.wfd, nil
+	}
+	if !n.isReg() {
+		return -1, errNotRegular
+	}
+	fd, err := n.open(unix.O_RDWR, &cr)
+	if err != nil {
+		return -1, err
+	}
+	n.wfd = fd
+	n.exp.fds.opened(n)
+	return fd, nil
+}
+
+// adoptWriteFD keeps fd (read-write, just opened and checked) as n's
+// cached descriptor unless it has one; it reports whether it kept it.
+func (n *node) adoptWriteFD(fd int) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.wfd >= 0 {
+		return false
+	}
+	n.wfd = fd
+	n.exp.fds.opened(n)
+	return true
+}
+
+// newNode returns a node for the file of export e at rel whose attributes
+// are st, not yet in the table. Nil when st's device is not part of the
+// export (a mount the export does not cross). fd, when not -1, is a
+// descriptor of the file, used to register a newly crossed filesystem.
+func newNode(e *export, rel string, st *unix.Stat_t, fd int) *node {
+	f := e.fsByDev(st.Dev, fd)
+	if f == nil {
+		return nil
+	}
+	return &node{exp: e, rel: rel, fs: f.id, dev: st.Dev, ino: st.Ino, mode: st.Mode & unix.S_IFMT,
+		fd: -1, direct: -1, wfd: -1, dwfd: -1}
+}
+
+func (n *node) path() string {
+	n.relMu.Lock()
+	defer n.relMu.Unlock()
+	return n.rel
+}
+
+func (n *node) setPath(rel string) {
+	n.relMu.Lock()
+	n.rel = rel
+	n.relMu.Unlock()
+}
+
+// readFD returns a cached read-only descriptor for a regular file.
+func (n *node) readFD() (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.used.Store(true)
+	if n.fd >= 0 {
+		return n.fd, nil
+	}
+	if n.wfd >= 0 {
+		// A read-write descriptor reads as well: one open, not two.
+		return n.wfd, nil
+	}
+	if !n.isReg() {
+		return -1, errNotRegular
+	}
+	fd, err := n.open(unix.O_RDONLY, nil)
+	if err != nil {
+		return -1, err
+	}
+	n.fd = fd
+	n.exp.fds.opened(n)
+	return fd, nil
+}
+
+// directFD returns a cached O_DIRECT descriptor for reading, or -1 when
+// the filesystem refuses O_DIRECT for this file.
+func (n *node) directFD() int { return n.cachedDirect(&n.direct, unix.O_RDONLY) }
+
+// directWriteFD returns a cached O_DIRECT descriptor for writing, or -1.
+func (n *node) directWriteFD() int { return n.cachedDirect(&n.dwfd, unix.O_WRONLY) }
+
+// cachedDirect opens (once) an O_DIRECT descriptor kept in *slot: -1
+// means not opened yet, -2 refused. The open is checked like every other
+// (node.open): a path swapped since the handle was issued gives no
+// descriptor.
+func (n *node) cachedDirect(slot *int, flags int) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch *slot {
+	case -2:
+		return -1
+	case -1:
+	default:
+		return *slot
+	}
+	if !n.isReg() {
+		return -1
+	}
+	fd, err := n.open(flags|unix.O_DIRECT, nil)
+	if err == unix.ESTALE {
+		// Not refused for good: the file may be found again by its path.
+		return -1
+	}
+	if err != nil {
+		*slot = -2
+		return -1
+	}
+	*slot = fd
+	n.exp.fds.opened(n)
+	return fd
+}
