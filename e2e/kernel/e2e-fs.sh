@@ -74,6 +74,9 @@ cleanup() {
 	fs_umount_all
 }
 trap cleanup EXIT
+# Killed or interrupted: exit, so that the EXIT trap unmounts.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 fs_umount_all
 rm -rf "$FWORK"
 mkdir -p "$FSX" "$IMG"

@@ -5,6 +5,8 @@
 
 fs_fail() {
 	fail "$*"
+	# run.sh then prints the server's warnings and the failed NFS calls.
+	# shellcheck disable=SC2034
 	rw_failed=1
 }
 
@@ -68,9 +70,9 @@ fs_export() {
 	local n=$1 mline dir rel want got l
 	mline=$(grep "^FSMOUNT $n " "$RESULTS" || true)
 	case $mline in
-	"FSMOUNT $n ok"*) e2e_log "export $n: mounted (${mline#FSMOUNT $n ok })" ;;
+	"FSMOUNT $n ok"*) e2e_log "export $n: mounted (${mline#FSMOUNT "$n" ok })" ;;
 	"FSMOUNT $n fail"*)
-		fs_fail "export $n: MOUNT FAILED: ${mline#FSMOUNT $n fail }"
+		fs_fail "export $n: MOUNT FAILED: ${mline#FSMOUNT "$n" fail }"
 		return
 		;;
 	*)
@@ -111,7 +113,7 @@ fs_fill_check() {
 	fi
 	rc=${l#FILL rc=}
 	rc=${rc%% *}
-	msg=${l#FILL rc=$rc}
+	msg=${l#FILL rc="$rc"}
 	size=$(sed -n 's/^FILLSIZE //p' "$RESULTS")
 	if [[ $rc == 0 ]]; then
 		fs_fail "fill: dd wrote 64 MiB into an 8 MiB filesystem and exited 0 (fill.bin: $size bytes):$msg: a WRITE that failed on the server (ENOSPC) must be answered with an error (NFS4ERR_NOSPC), never NFS4_OK"
@@ -132,7 +134,7 @@ fs_fill_check() {
 	rc=${l#FILLAFTER rc=}
 	rc=${rc%% *}
 	if [[ $rc != 0 ]]; then
-		fs_fail "fill: after removing fill.bin, writing after.bin failed (rc=${rc:-none}):${l#FILLAFTER rc=$rc}: the space of the removed file did not come back?"
+		fs_fail "fill: after removing fill.bin, writing after.bin failed (rc=${rc:-none}):${l#FILLAFTER rc="$rc"}: the space of the removed file did not come back?"
 	fi
 }
 
