@@ -2,7 +2,8 @@
 # /init of the e2e guest (runs as PID 1 in the initramfs, busybox only).
 #
 # Kernel command line (read from /proc/cmdline):
-#   e2e_mode=probe|nfs   probe: TCP round trip to 10.0.2.100:2049 only
+#   e2e_mode=probe|nfs|fs  probe: TCP round trip to 10.0.2.100:2049 only;
+#                        fs: the filesystem phase (guest-fs.sh, e2e_fs=...)
 #   e2e_vers=4.2,4.1     NFS versions to mount, in order
 #   e2e_deadline=SECS    guest-side watchdog (dump dmesg, power off)
 #   e2e_rw=FLAGS         write checks: "off", or a comma list of the
@@ -104,6 +105,12 @@ if [ "$MODE" = probe ]; then
 	reply=$(echo "probe-from-guest" | timeout 20 nc "$SERVER" 2049 2>&1 | head -n1)
 	say "probe reply: '$reply'"
 	res "PROBE $reply"
+	finish
+fi
+
+if [ "$MODE" = fs ]; then
+	. /guest-fs.sh
+	fs_main
 	finish
 fi
 

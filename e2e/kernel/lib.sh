@@ -104,6 +104,7 @@ e2e_initramfs() {
 	cp "$E2E_KDIR/guest-init.sh" "$stage/init"
 	chmod 755 "$stage/init"
 	cp "$E2E_KDIR/guest-rw.sh" "$stage/guest-rw.sh"
+	cp "$E2E_KDIR/guest-fs.sh" "$stage/guest-fs.sh"
 	e2e_fshelper
 	cp "$E2E_FSHELPER" "$stage/bin/fshelper"
 	mdir=$E2E_KROOT/lib/modules/$E2E_KVER
@@ -214,4 +215,80 @@ e2e_free_port() {
 		fi
 	done
 	e2e_die "no free port found"
+}
+
+# e2e_start_server BIN LOG ARGS...: start BIN --listen 127.0.0.1:PORT ARGS
+# in the background and wait until it listens (retrying on another port if
+# the one picked was taken meanwhile); sets E2E_SPID and E2E_PORT. Dies with
+# the server's log if it does not come up.
+E2E_SPID=
+E2E_PORT=
+e2e_start_server() {
+	local bin=$1 log=$2 attempt up
+	shift 2
+	for attempt in 1 2 3; do
+		E2E_PORT=$(e2e_free_port)
+		e2e_log "starting: $bin --listen 127.0.0.1:$E2E_PORT $*"
+		"$bin" --listen "127.0.0.1:$E2E_PORT" "$@" >"$log" 2>&1 &
+		E2E_SPID=$!
+		up=
+		for _ in $(seq 1 100); do
+			kill -0 "$E2E_SPID" 2>/dev/null || break
+			if ss -Hltn "sport = :$E2E_PORT" 2>/dev/null | grep -q .; then
+				up=1
+				break
+			fi
+			sleep 0.1
+		done
+		[[ -n $up ]] && break
+		echo "---- server log (attempt $attempt) ----" >&2
+		tail -n 40 "$log" >&2
+		e2e_stop_server
+		grep -qi 'address already in use' "$log" || e2e_die "server did not start listening on 127.0.0.1:$E2E_PORT (log: $log)"
+	done
+	[[ -n $up ]] || e2e_die "server did not start listening"
+	e2e_log "server pid $E2E_SPID listening on 127.0.0.1:$E2E_PORT (log: $log)"
+}
+
+# e2e_stop_server: SIGTERM the server started by e2e_start_server, SIGKILL
+# after 5 s.
+e2e_stop_server() {
+	[[ -n $E2E_SPID ]] || return 0
+	if kill -0 "$E2E_SPID" 2>/dev/null; then
+		kill -TERM "$E2E_SPID" 2>/dev/null || true
+		for _ in $(seq 1 50); do
+			kill -0 "$E2E_SPID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$E2E_SPID" 2>/dev/null || true
+	fi
+	wait "$E2E_SPID" 2>/dev/null || true
+	E2E_SPID=
+}
+
+# e2e_server_verdict LOG RC: after run.sh returned RC, stop the server and
+# return non-zero if run.sh failed or the server died during the run (with
+# its log tail and why it died).
+e2e_server_verdict() {
+	local log=$1 rc=$2 alive=1 status=0 why
+	kill -0 "$E2E_SPID" 2>/dev/null || alive=
+	if [[ -z $alive ]]; then
+		wait "$E2E_SPID" 2>/dev/null || status=$?
+		E2E_SPID=
+	fi
+	e2e_stop_server
+	if ((rc == 0)) && [[ -n $alive ]]; then
+		e2e_log "server log: $log ($(wc -l <"$log") lines)"
+		return 0
+	fi
+	echo "---- server log tail ($log) ----" >&2
+	tail -n 100 "$log" >&2
+	if [[ -z $alive ]]; then
+		why="exit status $status"
+		((status > 128)) && why+=" (killed by signal $((status - 128)))"
+		grep -q 'shutting down' "$log" && why+="; it logged 'shutting down': something sent it SIGTERM/SIGINT"
+		printf '\n[e2e] FAIL: the server died during the test: %s\n' "$why" >&2
+	fi
+	((rc != 0)) || rc=1
+	return "$rc"
 }

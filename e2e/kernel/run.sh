@@ -4,6 +4,9 @@
 #
 #   run.sh PORT EXPORT_DIR [VERS...]      default VERS: 4.2 4.1
 #   run.sh --probe PORT                   boot + TCP round trip only
+#   run.sh --fs PORT FSX_DIR VERS         e2e-fs.sh's filesystem phase: the
+#                                         guest runs guest-fs.sh, fs-check.sh
+#                                         judges (E2E_FS_EXPORTS: NAME:PATH,...)
 #
 # For each version the guest mounts SERVER:/ (vers=V), runs ls -lR, hashes
 # every file with sha256sum and dumps /proc/self/mountstats. The host compares
@@ -44,8 +47,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PROBE=
+FS=
 if [[ ${1:-} == --probe ]]; then
 	PROBE=1
+	shift
+elif [[ ${1:-} == --fs ]]; then
+	FS=1
 	shift
 fi
 PORT=${1:?usage: run.sh PORT EXPORT_DIR [VERS...] | run.sh --probe PORT}
@@ -79,7 +86,9 @@ INITRD=$WORK/initramfs.cpio.gz
 e2e_initramfs "$INITRD"
 e2e_log "initramfs $(du -h "$INITRD" | cut -f1), $(zcat "$INITRD" | cpio -it --quiet 2>/dev/null | grep -c "^modules/.*\.ko$") modules"
 
-if [[ -z $PROBE ]]; then
+if [[ -n $FS ]]; then
+	MODE=fs
+elif [[ -z $PROBE ]]; then
 	e2e_log "hashing host tree $EXPORT"
 	e2e_manifest "$EXPORT" >"$WORK/host.manifest"
 	e2e_log "host tree: $(wc -l <"$WORK/host.manifest") entries"
@@ -95,7 +104,7 @@ umask 022
 START_EPOCH=$(date +%s)
 RW=
 rw_flags=off
-if [[ -z $PROBE && ${E2E_RW:-1} == 1 ]]; then
+if [[ -z $PROBE && -z $FS && ${E2E_RW:-1} == 1 ]]; then
 	RW=1
 	rw_flags=on
 	[[ ${E2E_PUNCH:-1} == 1 ]] && rw_flags+=,punch
@@ -163,7 +172,7 @@ QEMU=(
 	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
 	-display none
 	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags e2e_deadline=$((TIMEOUT - 20))"
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags${FS:+ e2e_fs=${E2E_FS_EXPORTS:-}} e2e_deadline=$((TIMEOUT - 20))"
 	-netdev "user,id=n0,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
@@ -444,8 +453,13 @@ rw_pcap_errors() {
 
 npass=0 nfail=0
 rw_failed=
+if [[ -n $FS ]]; then
+	# shellcheck source=fs-check.sh
+	. "$E2E_KDIR/fs-check.sh"
+	fs_check "${VERS[0]}"
+fi
 for v in "${VERS[@]}"; do
-	[[ -z $PROBE ]] || break
+	[[ -z $PROBE && -z $FS ]] || break
 	nf0=${#fails[@]}
 	mline=$(grep "^MOUNT $v " "$RESULTS" || true)
 	case $mline in
@@ -495,10 +509,10 @@ if [[ -n $rw_failed ]]; then
 fi
 
 if ((${#fails[@]})); then
-	[[ -n $PROBE ]] || echo "e2e-kernel: $npass passed, $nfail failed"
+	[[ -n $PROBE || -n $FS ]] || echo "e2e-kernel: $npass passed, $nfail failed"
 	{
 		echo
-		echo "================ e2e (kernel client) FAILED ================"
+		echo "================ e2e (kernel client${FS:+, filesystem phase}) FAILED ================"
 		printf '  - %s\n' "${fails[@]}"
 		echo "  console log: $CONSOLE"
 		echo "  results:     $RESULTS"
@@ -507,7 +521,8 @@ if ((${#fails[@]})); then
 	} >&2
 	exit 1
 fi
-[[ -n $PROBE ]] || echo "e2e-kernel: $npass passed, 0 failed"
+[[ -n $PROBE || -n $FS ]] || echo "e2e-kernel: $npass passed, 0 failed"
 what="NFS ${VERS[*]}"
 [[ -z $PROBE ]] || what="probe (boot + guestfwd)"
+[[ -z $FS ]] || what="filesystem phase (mounts inside exports, a full filesystem), NFS ${VERS[*]}"
 echo "================ e2e (kernel client) PASSED: $what in ${elapsed}s ================"
