@@ -369,3 +369,73 @@ func processCPU() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// fakeDir is a dirSource of fixed entries.
+type fakeDir []dirent
+
+func (f *fakeDir) next() (dirent, bool, error) {
+	if len(*f) == 0 {
+		return dirent{}, false, nil
+	}
+	ent := (*f)[0]
+	*f = (*f)[1:]
+	return ent, true, nil
+}
+
+// encodeFake runs encodeDirlist over ents on the export's root and decodes
+// the result.
+func encodeFake(t *testing.T, h *harness, ents []dirent, maxcount int) (uint32, []listEnt, bool) {
+	t.Helper()
+	c := &compound{s: h.s, e: xdr.NewEncoder(4096), cfh: h.s.exportRoot(h.s.exports[0]), maxResp: 1 << 20}
+	src := fakeDir(ents)
+	if st := c.encodeDirlist(&src, nfs4.BitmapOf(nfs4.AttrType, nfs4.AttrFileid), 0, maxcount); st != nfs4.OK {
+		return st, nil, false
+	}
+	d := xdr.NewDecoder(c.e.Header())
+	d.Fixed(8)
+	var out []listEnt
+	for d.Bool() {
+		out = append(out, listEnt{cookie: d.Uint64(), name: string(d.Opaque(255))})
+		nfs4.DecodeBitmap(d)
+		d.Opaque(1024)
+	}
+	eof := d.Bool()
+	if d.Err() != nil {
+		t.Fatal(d.Err())
+	}
+	return nfs4.OK, out, eof
+}
+
+// TestDirlistSkipsVanished: an entry removed between getdents64 and its
+// GETATTR is left out (as knfsd does), not an error and not listed with
+// empty attributes.
+func TestDirlistSkipsVanished(t *testing.T) {
+	h := harnessAt(t, t.TempDir())
+	makeFiles(t, h.dir, "f", 2)
+	st, got, eof := encodeFake(t, h, []dirent{{"f0", 10}, {"gone", 20}, {"f1", 30}}, 4096)
+	if st != nfs4.OK || !eof || len(got) != 2 || got[0] != (listEnt{10, "f0"}) || got[1] != (listEnt{30, "f1"}) {
+		t.Fatalf("status %d, entries %v, eof %v", st, got, eof)
+	}
+}
+
+// TestDirlistEndsOnUsableCookie: a reply cut short never ends at an entry
+// whose d_off is a reserved cookie (0, 1, 2), which the client could not
+// send back; at eof it may.
+func TestDirlistEndsOnUsableCookie(t *testing.T) {
+	h := harnessAt(t, t.TempDir())
+	makeFiles(t, h.dir, "f", 3)
+	ents := []dirent{{"f0", 10}, {"f1", 2}, {"f2", 30}}
+	// Room for two entries (44 bytes each here) but not three.
+	st, got, eof := encodeFake(t, h, ents, 8+2*48+8+20)
+	if st != nfs4.OK || eof || len(got) != 1 || got[0].cookie != 10 {
+		t.Fatalf("status %d, entries %v, eof %v", st, got, eof)
+	}
+	st, got, eof = encodeFake(t, h, ents[:2], 4096)
+	if st != nfs4.OK || !eof || len(got) != 2 {
+		t.Fatalf("at eof: status %d, entries %v, eof %v", st, got, eof)
+	}
+	// Only an unusable cookie fits: too small, rather than a dead end.
+	if st, got, _ := encodeFake(t, h, []dirent{{"f1", 2}, {"f2", 30}}, 8+48+8+20); st != nfs4.ErrToosmall {
+		t.Fatalf("status %d, entries %v", st, got)
+	}
+}
