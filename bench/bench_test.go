@@ -143,8 +143,28 @@ func TestStonewall(t *testing.T) {
 	cfg.Stonewall = 200 * time.Millisecond
 	start := time.Now()
 	res := run(t, cfg, &Target{Addr: addr, Export: "/"}, MDTestEasy)
-	if time.Since(start) > 10*time.Second || res[0].Ops == 0 || res[3].Ops != res[0].Ops {
-		t.Fatalf("create %d ops, remove %d, took %v", res[0].Ops, res[3].Ops, time.Since(start))
+	remove := res[len(res)-1]
+	if time.Since(start) > 10*time.Second || res[0].Ops == 0 || remove.Op != "remove" || remove.Ops != res[0].Ops {
+		t.Fatalf("create %d ops, %s %d, took %v", res[0].Ops, remove.Op, remove.Ops, time.Since(start))
+	}
+}
+
+// TestMDTestList: the list phase lists every file made, once (checked by
+// the phase), one op per entry.
+func TestMDTestList(t *testing.T) {
+	addr, _ := startServer(t)
+	cfg := tinyConfig()
+	for _, b := range []Builder{MDTestEasy, MDTestHard} {
+		res := run(t, cfg, &Target{Addr: addr, Export: "/"}, b)
+		var list *Result
+		for _, r := range res {
+			if r.Op == "list" {
+				list = r
+			}
+		}
+		if list == nil || list.Error != "" || list.Ops != res[0].Ops {
+			t.Fatalf("list phase %+v, %d files made", list, res[0].Ops)
+		}
 	}
 }
 

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/nfsd-uring/nfsd-uring/bench/client"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -76,6 +78,7 @@ func (p *mdPlan) phases(cfg *Config, t *Target) []*Phase {
 		create,
 		mk("stat", func(ctx context.Context, w *worker, k int64) error { return p.stat(ctx, t, w, k) }),
 		mk("read", func(ctx context.Context, w *worker, k int64) error { return p.read(ctx, cfg, t, w, k) }),
+		{Workload: p.workload, Op: "list", Total: total, Run: func(ctx context.Context, m *Measure) error { return p.list(ctx, t, m) }},
 		mk("remove", func(ctx context.Context, w *worker, k int64) error {
 			return t.conns[w.conn].Remove(ctx, p.dirs[w.conn], fileName(w.conn, k))
 		}),
@@ -93,6 +96,56 @@ func (p *mdPlan) makeDirs(ctx context.Context, t *Target) error {
 		if !p.shared {
 			if p.dirs[c], err = lookupOrMkdir(ctx, t.conns[c], top, fmt.Sprintf("dir.%d", c)); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// list: READDIR of each directory (the shared one once, by connection 0, in
+// mdtest-hard; each connection its own in mdtest-easy) in 32 KiB replies
+// asking type, fileid, size, mode and change; one op per entry listed.
+// Every file made must be listed exactly once.
+func (p *mdPlan) list(ctx context.Context, t *Target, m *Measure) error {
+	lists := len(t.conns)
+	if p.shared {
+		lists = 1
+	}
+	errs := make([]error, lists)
+	var wg sync.WaitGroup
+	for c := range lists {
+		wg.Go(func() {
+			ents, err := t.conns[c].Readdir(ctx, p.dirs[c])
+			if err != nil {
+				errs[c] = fmt.Errorf("READDIR: %w", err)
+				return
+			}
+			m.Add(0, int64(len(ents)))
+			errs[c] = p.checkListing(ents, c)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// checkListing checks that a listing of connection c's directory holds each
+// file made there once (all connections' in mdtest-hard).
+func (p *mdPlan) checkListing(ents []client.DirEntry, c int) error {
+	seen := make(map[string]int, len(ents))
+	for _, e := range ents {
+		seen[e.Name]++
+	}
+	conns := []int{c}
+	if p.shared {
+		conns = conns[:0]
+		for c := range p.done {
+			conns = append(conns, c)
+		}
+	}
+	for _, c := range conns {
+		for k := range p.done[c] {
+			if n := seen[fileName(c, k)]; n != 1 {
+				return fmt.Errorf("READDIR listed %s %d times", fileName(c, k), n)
 			}
 		}
 	}

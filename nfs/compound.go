@@ -29,6 +29,8 @@ type compound struct {
 	replay     bool // re-executing a cached request: SEQUENCE leaves the slot alone
 	keepResult bool // a failing op's result body stays (e.g. LOCK denied)
 	maxResp    int
+	dirFD      int  // READDIR's open directory, for the entries' lookups,
+	dirOpen    bool // when this is set
 }
 
 type opFunc func(c *compound) uint32

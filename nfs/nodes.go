@@ -24,7 +24,6 @@ type node struct {
 	wfd    int // cached read-write descriptor, -1 until opened
 	dwfd   int // cached O_DIRECT write descriptor, -1 until opened, -2 when refused
 	extent extentCache
-	dir    *dirListing
 
 	used   atomic.Bool // touched since the fd cache's last sweep
 	cached bool        // in the export's fd cache (under mu)

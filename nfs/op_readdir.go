@@ -1,10 +1,6 @@
 package nfs
 
 import (
-	"hash/fnv"
-	"os"
-	"sort"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -12,74 +8,23 @@ import (
 
 func init() { ops[nfs4.OpReaddir] = opReaddir }
 
-// dirEntry is a name with its READDIR cookie. Cookies are a hash of the
-// name, so they stay valid while other entries come and go: a client
-// resuming at a cookie sees every entry whose cookie is larger.
-type dirEntry struct {
-	cookie uint64
-	name   string
-}
-
-// dirCookie maps a name to a cookie outside the reserved values 0, 1, 2.
-func dirCookie(name string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	return h.Sum64()>>1 | 1<<62
-}
-
-// dirListing is a directory's entries sorted by cookie, kept while the
-// directory's ctime holds.
-type dirListing struct {
-	ctime   unix.Timespec
-	entries []dirEntry
-}
-
-// listDir returns the sorted entries of directory n (whose attributes are
-// st), from cache when the directory is unchanged.
-func (s *Server) listDir(n *node, st *unix.Stat_t) ([]dirEntry, uint32) {
-	if n.exp == nil {
-		var out []dirEntry
-		for _, e := range s.exports {
-			out = append(out, dirEntry{dirCookie(e.name), e.name})
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].cookie < out[j].cookie })
-		return out, nfs4.OK
-	}
-	n.mu.Lock()
-	if l := n.dir; l != nil && l.ctime == st.Ctim {
-		n.mu.Unlock()
-		return l.entries, nfs4.OK
-	}
-	rel := n.path()
-	n.mu.Unlock()
-	fd, err := n.open(unix.O_RDONLY|unix.O_DIRECTORY, nil)
-	if err != nil {
-		return nil, errno(err)
-	}
-	f := os.NewFile(uintptr(fd), rel)
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return nil, errno(err)
-	}
-	out := make([]dirEntry, len(names))
-	for i, name := range names {
-		out[i] = dirEntry{dirCookie(name), name}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].cookie < out[j].cookie })
-	n.mu.Lock()
-	n.dir = &dirListing{ctime: st.Ctim, entries: out}
-	n.mu.Unlock()
-	return out, nfs4.OK
+// readdirArgs is READDIR4args (RFC 8881 §18.23.1).
+type readdirArgs struct {
+	cookie      uint64
+	cookieverf  [nfs4.VerifierSize]byte
+	dircount    uint32
+	maxcount    uint32
+	attrRequest nfs4.Bitmap
 }
 
 func opReaddir(c *compound) uint32 {
+	var a readdirArgs
 	d := c.d
-	cookie := d.Uint64()
-	d.Fixed(8) // cookie verifier: cookies never go stale, so it is not checked
-	dircount := d.Uint32()
-	maxcount := d.Uint32()
-	req := nfs4.DecodeBitmap(d)
+	a.cookie = d.Uint64()
+	copy(a.cookieverf[:], d.Fixed(nfs4.VerifierSize))
+	a.dircount = d.Uint32()
+	a.maxcount = d.Uint32()
+	a.attrRequest = nfs4.DecodeBitmap(d)
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -87,40 +32,61 @@ func opReaddir(c *compound) uint32 {
 	if s := c.needDir(&st); s != nfs4.OK {
 		return s
 	}
-	if cookie == 1 || cookie == 2 {
+	// Cookies 1 and 2 are reserved (RFC 8881 §18.23.3), and a listing from
+	// the start carries a zero verifier: knfsd's nfsd4_readdir checks.
+	// Any other verifier is ignored, as cookies never expire.
+	if a.cookie == 1 || a.cookie == 2 || a.cookie == 0 && a.cookieverf != [nfs4.VerifierSize]byte{} {
 		return nfs4.ErrBadCookie
 	}
-	entries, s := c.s.listDir(c.cfh, &st)
+	limit := min(int(a.maxcount), c.room()-readOverhead)
+	dir := c.cfh
+	if dir.exp == nil {
+		return c.encodeDirlist(c.s.listExports(a.cookie), a.attrRequest, int(a.dircount), limit)
+	}
+	ds, s := openDirStream(dir, a.cookie, limit)
 	if s != nfs4.OK {
 		return s
 	}
-	i := 0
-	if cookie != 0 {
-		i = sort.Search(len(entries), func(i int) bool { return entries[i].cookie > cookie })
-	}
-	limit := min(int(maxcount), c.room()-readOverhead)
-	return c.encodeDirlist(entries[i:], req, int(dircount), limit)
+	defer ds.close()
+	c.dirFD, c.dirOpen = ds.fd, true
+	defer func() { c.dirOpen = false }()
+	return c.encodeDirlist(ds, a.attrRequest, int(a.dircount), limit)
 }
 
-// encodeDirlist writes READDIR4resok: as many entries as fit in maxcount
-// bytes (and dircount bytes of names and cookies, when given).
-func (c *compound) encodeDirlist(entries []dirEntry, req nfs4.Bitmap, dircount, maxcount int) uint32 {
+// encodeDirlist writes READDIR4resok: as many entries of src as fit in
+// maxcount bytes (and dircount bytes of names and cookies, when given).
+func (c *compound) encodeDirlist(src dirSource, req nfs4.Bitmap, dircount, maxcount int) uint32 {
 	e := c.e
 	start := e.Pos()
-	e.Uint64(0) // cookie verifier
-	used := 0
-	count := 0
-	for _, ent := range entries {
+	// The verifier is zeros, as knfsd sends: cookies stay valid while the
+	// directory changes, so the verifier need not change with it (RFC 8881
+	// §18.23.3).
+	e.Uint64(0)
+	used, count := 0, 0
+	// The reply may end only after an entry whose cookie a client can send
+	// back (not 0, 1 or 2; no real entry of a Linux filesystem has one).
+	safe, safeCount := e.Pos(), 0
+	for {
+		ent, ok, err := src.next()
+		if err != nil {
+			return errno(err)
+		}
+		if !ok {
+			break
+		}
 		mark := e.Pos()
 		e.Bool(true)
 		e.Uint64(ent.cookie)
 		e.String(ent.name)
-		c.encodeEntryAttrs(ent.name, req)
+		if !c.encodeEntryAttrs(ent.name, req) {
+			e.Truncate(mark)
+			continue
+		}
 		dirBytes := 8 + 4 + len(ent.name)
 		// 8 more bytes: the closing "no more entries" and eof bools.
 		if e.Pos()-start+8 > maxcount || (dircount > 0 && count > 0 && used+dirBytes > dircount) {
-			e.Truncate(mark)
-			if count == 0 {
+			e.Truncate(safe)
+			if safeCount == 0 {
 				return nfs4.ErrToosmall
 			}
 			e.Bool(false)
@@ -129,16 +95,20 @@ func (c *compound) encodeDirlist(entries []dirEntry, req nfs4.Bitmap, dircount, 
 		}
 		used += dirBytes
 		count++
+		if ent.cookie >= firstCookie {
+			safe, safeCount = e.Pos(), count
+		}
 	}
 	e.Bool(false)
 	e.Bool(true)
 	return nfs4.OK
 }
 
-// encodeEntryAttrs writes the fattr4 of one directory entry; an entry that
-// vanished or cannot be read reports rdattr_error when asked for, else an
-// empty attribute set.
-func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) {
+// encodeEntryAttrs writes the fattr4 of one directory entry and reports
+// whether to keep the entry. An entry removed since getdents64 read it is
+// dropped, as knfsd drops it; one that cannot be read otherwise reports
+// rdattr_error when asked for, else an empty attribute set.
+func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) bool {
 	dir := c.cfh
 	var st unix.Stat_t
 	var n *node
@@ -152,8 +122,13 @@ func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) {
 		if s := c.s.statNode(n, &st); s != nfs4.OK {
 			err = unix.EIO
 		}
+	} else if c.dirOpen {
+		n, err = c.s.lookupChildAt(dir, c.dirFD, name, &st)
 	} else {
 		n, err = c.s.lookupChild(dir, name, &st)
+	}
+	if err == unix.ENOENT {
+		return false
 	}
 	if err != nil {
 		if req.Has(nfs4.AttrRdattrError) {
@@ -161,11 +136,12 @@ func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) {
 			b.Encode(c.e)
 			c.e.Uint32(4)
 			c.e.Uint32(errno(err))
-			return
+			return true
 		}
 		nfs4.Bitmap{}.Encode(c.e)
 		c.e.Uint32(0)
-		return
+		return true
 	}
 	c.s.encodeFattr(c.e, req, &attrSource{n: n, st: &st})
+	return true
 }
