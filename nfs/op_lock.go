@@ -197,9 +197,9 @@ func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, clientID
 	if o.lock != nil || !o.node.same(c.cfh) {
 		return nil, nfs4.ErrBadStateid
 	}
-	if clientID != o.client.id {
-		return nil, nfs4.ErrStaleClientid
-	}
+	// lock_owner4's clientid is ignored: the session names the client
+	// (RFC 8881 section 18.11.3).
+	_ = clientID
 	key := openKey{owner: "l:" + owner, node: o.node}
 	if st := o.client.opens[key]; st != nil {
 		return st, nfs4.OK
@@ -246,10 +246,10 @@ func opLockt(c *compound) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	cl := t.clients[clientID]
-	if cl == nil {
-		return nfs4.ErrStaleClientid
-	}
+	// The owner's clientid is ignored: the session names the client
+	// (RFC 8881 section 18.11.3).
+	_ = clientID
+	cl := c.sess.client
 	write := typ == writeLT || typ == writeWLT
 	if l := conflict(c.cfh.locks, cl, string(owner), start, end, write); l != nil {
 		c.keepResult = true

@@ -211,9 +211,10 @@ func openableMode(mode uint32) uint32 {
 func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.Stateid, uint32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if a.clientID != cl.id {
-		return nfs4.Stateid{}, nfs4.ErrStaleClientid
-	}
+	// open_owner4's clientid is not checked: in NFSv4.1 the client is
+	// the one the session belongs to (RFC 8881 section 18.11.3 says so
+	// for LOCKT; knfsd overwrites it from the session for OPEN and LOCK
+	// too, and the Linux client and pynfs send whatever they like there).
 	key := openKey{owner: "o:" + string(a.owner), node: n}
 	for _, o := range n.opens {
 		if o.key != key && (o.deny&access != 0 || a.deny&o.access != 0) {
