@@ -127,7 +127,9 @@ type dioAlignment struct{ mem, off int }
 // NewFileIO returns a FileIO writing in mode.
 func NewFileIO(mode IOMode) *FileIO { return &FileIO{Mode: mode} }
 
-// WriteAt implements nfs.FileIO.
+// WriteAt implements nfs.FileIO. It returns the bytes written, from 0 to
+// len(data): a part that comes back short is resumed, and the first error
+// ends the write with what was written before it.
 func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 	al := dioAlignment{}
 	if f.Mode == IODirect && len(data) >= nfs.DirectMin {
@@ -139,10 +141,29 @@ func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 	}
 	done := 0
 	for _, p := range parts {
-		n, err := f.writePart(file, p, data[p.start:p.end], off+int64(p.start), al)
+		n, err := f.finish(file, p, data, off, al)
 		done += n
-		if err != nil || n < p.end-p.start {
+		if err != nil {
 			return done, err
+		}
+	}
+	return done, nil
+}
+
+// finish writes bytes [p.start, p.end) of data (the payload of a write at
+// off) with plain syscalls, resuming after short writes, and returns how
+// many it wrote: never negative, even when the syscall said -1.
+func (f *FileIO) finish(file nfs.File, p writePart, data []byte, off int64, al dioAlignment) (int, error) {
+	done := 0
+	for p.start+done < p.end {
+		at := p.start + done
+		n, err := f.writePart(file, p, data[at:p.end], off+int64(at), al)
+		done += max(n, 0)
+		if err != nil {
+			return done, err
+		}
+		if n <= 0 {
+			return done, unix.EIO // no progress and no error: do not spin
 		}
 	}
 	return done, nil
@@ -156,13 +177,17 @@ func (f *FileIO) writePart(file nfs.File, p writePart, b []byte, off int64, al d
 			if err != unix.EINVAL {
 				return n, err
 			}
+			// EINVAL: this piece is not aligned after all (a resumed
+			// short write); the page cache takes it.
 		}
 	case wDontcache:
 		if !f.noDontcache.Load() {
 			n, err := unix.Pwritev2(file.FD, [][]byte{b}, off, unix.RWF_DONTCACHE)
-			if err != unix.EOPNOTSUPP && err != unix.EINVAL {
+			if err != unix.EOPNOTSUPP {
 				return n, err
 			}
+			// Kernels before 6.14 and filesystems without uncached
+			// buffered I/O refuse the flag: stop asking.
 			f.noDontcache.Store(true)
 		}
 	}
@@ -240,11 +265,12 @@ func (f *FileIO) writeRing(r *ringIO, file nfs.File, parts []writePart, data []b
 	for i, p := range parts {
 		n := int(max(res[i], 0))
 		if n < len(bufs[i]) {
-			if res[i] == -int32(unix.EOPNOTSUPP) {
+			if res[i] == -int32(unix.EOPNOTSUPP) && p.kind == wDontcache {
 				f.noDontcache.Store(true)
 			}
-			// Finish (or redo) this part the plain way.
-			m, err := f.writePart(file, writePart{p.kind, p.start + n, p.end}, data[p.start+n:p.end], off+int64(p.start+n), al)
+			// Finish (or redo) this part the plain way: a real error
+			// (ENOSPC, EFBIG...) comes back again from the syscall.
+			m, err := f.finish(file, writePart{p.kind, p.start + n, p.end}, data, off, al)
 			n += m
 			if err != nil {
 				return done + n, err
