@@ -16,11 +16,12 @@ import (
 type IOMode int
 
 const (
-	// IODirect: aligned writes of DirectMin or more go O_DIRECT; a
+	// IODirect: aligned writes of smallMax or more go O_DIRECT; a
 	// misaligned write of splitMin or more splits into a buffered head, an
 	// O_DIRECT middle and a buffered tail (head and tail stay in the page
 	// cache, where the read-modify-write of their pages is cheap); smaller
-	// writes go buffered. The default.
+	// writes go plain buffered; on a filesystem without O_DIRECT, writes
+	// of smallMax or more go RWF_DONTCACHE. The default.
 	IODirect IOMode = iota
 	// IODontcache: every write buffered with RWF_DONTCACHE (uncached
 	// buffered I/O, Linux 6.14+), plain buffered where unsupported.
@@ -61,6 +62,14 @@ type writePart struct {
 	start, end int
 }
 
+// smallMax: direct mode writes anything smaller plain buffered, aligned or
+// not (no alignment is even looked up). With RWF_DONTCACHE instead, 16 KiB
+// writes measured 0.55x the MB/s at 2.4x the server CPU per GiB on
+// ior-hard, 0.79x at 1.4x on ior-easy (BENCHMARKS.md, "Small writes"):
+// each small uncached write starts its own writeback and drops its pages,
+// which the next write to the same page brings back.
+const smallMax = nfs.DirectMin
+
 // splitMin is the smallest misaligned write that direct mode splits into a
 // buffered head, an O_DIRECT middle and a buffered tail. Below it the whole
 // write goes through the page cache: for IO500 ior-hard's 47008-byte
@@ -81,12 +90,14 @@ func planWrite(mode IOMode, split bool, off int64, n, align int) []writePart {
 		return nil
 	case mode == IOBuffered:
 		return []writePart{{wBuffered, 0, n}}
-	case mode == IODontcache || align == 0:
+	case mode == IODontcache:
 		return []writePart{{wDontcache, 0, n}}
-	case aligned && n >= nfs.DirectMin:
-		return []writePart{{wDirect, 0, n}}
-	case aligned:
+	case n < smallMax:
 		return []writePart{{wBuffered, 0, n}} // small: the page cache absorbs it
+	case align == 0:
+		return []writePart{{wDontcache, 0, n}} // no O_DIRECT here
+	case aligned:
+		return []writePart{{wDirect, 0, n}}
 	case !split:
 		return []writePart{{wDontcache, 0, n}}
 	case n < splitMin:
