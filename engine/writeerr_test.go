@@ -55,7 +55,8 @@ func smallFS(t *testing.T, kind string) string {
 	return mnt
 }
 
-// forEachWriteMode runs f per engine and --io-mode, serving dir.
+// forEachWriteMode runs f per engine and --io-mode, serving a temp dir on
+// a filesystem of the kind smallFS makes ("": the default temp dir).
 func forEachWriteMode(t *testing.T, kind string, f func(t *testing.T, fx *fixture, c *client.Client)) {
 	for _, name := range Names {
 		for _, mode := range []IOMode{IODirect, IODontcache, IOBuffered} {
@@ -65,7 +66,11 @@ func forEachWriteMode(t *testing.T, kind string, f func(t *testing.T, fx *fixtur
 						t.Skipf("io_uring: %v", err)
 					}
 				}
-				fx := &fixture{dir: smallFS(t, kind), data: map[string][]byte{}}
+				dir := t.TempDir()
+				if kind != "" {
+					dir = smallFS(t, kind)
+				}
+				fx := &fixture{dir: dir, data: map[string][]byte{}}
 				fx.serve(t, variant{name: name, opts: Options{FileIO: NewFileIO(mode)}})
 				f(t, fx, fx.dial(t, client.Options{}))
 			})
@@ -270,4 +275,33 @@ func statusOf(t *testing.T, err error) uint32 {
 	}
 	t.Fatal(err)
 	return 0
+}
+
+// TestWriteAtMaxOffset: two 2-byte WRITEs at 2^64-1 (an offset io_uring
+// would read as "the current position") are NFS4ERR_FBIG and leave the
+// start of the file alone, on every engine and io-mode.
+func TestWriteAtMaxOffset(t *testing.T) {
+	forEachWriteMode(t, "", func(t *testing.T, fx *fixture, c *client.Client) {
+		ctx := ctxT(t)
+		root, err := c.RootFH(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := c.OpenCreate(ctx, root, "f", 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write(ctx, file.FH, file.Stateid, 0, nfs4.FileSync4, []byte("start")); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			res, err := c.Write(ctx, file.FH, file.Stateid, ^uint64(0), nfs4.Unstable4, []byte("XY"))
+			if !client.IsStatus(err, nfs4.ErrFbig) {
+				t.Fatalf("WRITE at 2^64-1: %+v %v", res, err)
+			}
+		}
+		if got, _ := os.ReadFile(filepath.Join(fx.dir, "f")); string(got) != "start" {
+			t.Fatalf("file %q after WRITEs at 2^64-1", got)
+		}
+	})
 }
