@@ -9,7 +9,9 @@ import (
 // plans direct and buffered I/O; nfs only says what to write where.
 // Methods are called from the goroutine handling the request and may block.
 type FileIO interface {
-	// WriteAt writes data at off of f and returns how much was written.
+	// WriteAt writes data at off of f and returns how much was written,
+	// from 0 to len(data) (never the -1 of a failed syscall); less than
+	// len(data) comes with the error that stopped it.
 	WriteAt(f File, data []byte, off int64) (int, error)
 	// Sync makes the file's data (and metadata unless dataOnly) durable.
 	Sync(fd int, dataOnly bool) error
