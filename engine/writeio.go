@@ -16,11 +16,12 @@ import (
 type IOMode int
 
 const (
-	// IODirect: aligned writes of DirectMin or more go O_DIRECT; a
+	// IODirect: aligned writes of smallMax or more go O_DIRECT; a
 	// misaligned write of splitMin or more splits into a buffered head, an
 	// O_DIRECT middle and a buffered tail (head and tail stay in the page
 	// cache, where the read-modify-write of their pages is cheap); smaller
-	// writes go buffered. The default.
+	// writes go plain buffered; on a filesystem without O_DIRECT, writes
+	// of smallMax or more go RWF_DONTCACHE. The default.
 	IODirect IOMode = iota
 	// IODontcache: every write buffered with RWF_DONTCACHE (uncached
 	// buffered I/O, Linux 6.14+), plain buffered where unsupported.
@@ -61,6 +62,14 @@ type writePart struct {
 	start, end int
 }
 
+// smallMax: direct mode writes anything smaller plain buffered, aligned or
+// not (no alignment is even looked up). With RWF_DONTCACHE instead, 16 KiB
+// writes measured 0.55x the MB/s at 2.4x the server CPU per GiB on
+// ior-hard, 0.79x at 1.4x on ior-easy (BENCHMARKS.md, "Small writes"):
+// each small uncached write starts its own writeback and drops its pages,
+// which the next write to the same page brings back.
+const smallMax = nfs.DirectMin
+
 // splitMin is the smallest misaligned write that direct mode splits into a
 // buffered head, an O_DIRECT middle and a buffered tail. Below it the whole
 // write goes through the page cache: for IO500 ior-hard's 47008-byte
@@ -81,12 +90,14 @@ func planWrite(mode IOMode, split bool, off int64, n, align int) []writePart {
 		return nil
 	case mode == IOBuffered:
 		return []writePart{{wBuffered, 0, n}}
-	case mode == IODontcache || align == 0:
+	case mode == IODontcache:
 		return []writePart{{wDontcache, 0, n}}
-	case aligned && n >= nfs.DirectMin:
-		return []writePart{{wDirect, 0, n}}
-	case aligned:
+	case n < smallMax:
 		return []writePart{{wBuffered, 0, n}} // small: the page cache absorbs it
+	case align == 0:
+		return []writePart{{wDontcache, 0, n}} // no O_DIRECT here
+	case aligned:
+		return []writePart{{wDirect, 0, n}}
 	case !split:
 		return []writePart{{wDontcache, 0, n}}
 	case n < splitMin:
@@ -127,7 +138,9 @@ type dioAlignment struct{ mem, off int }
 // NewFileIO returns a FileIO writing in mode.
 func NewFileIO(mode IOMode) *FileIO { return &FileIO{Mode: mode} }
 
-// WriteAt implements nfs.FileIO.
+// WriteAt implements nfs.FileIO. It returns the bytes written, from 0 to
+// len(data): a part that comes back short is resumed, and the first error
+// ends the write with what was written before it.
 func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 	al := dioAlignment{}
 	if f.Mode == IODirect && len(data) >= nfs.DirectMin {
@@ -139,10 +152,29 @@ func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 	}
 	done := 0
 	for _, p := range parts {
-		n, err := f.writePart(file, p, data[p.start:p.end], off+int64(p.start), al)
+		n, err := f.finish(file, p, data, off, al)
 		done += n
-		if err != nil || n < p.end-p.start {
+		if err != nil {
 			return done, err
+		}
+	}
+	return done, nil
+}
+
+// finish writes bytes [p.start, p.end) of data (the payload of a write at
+// off) with plain syscalls, resuming after short writes, and returns how
+// many it wrote: never negative, even when the syscall said -1.
+func (f *FileIO) finish(file nfs.File, p writePart, data []byte, off int64, al dioAlignment) (int, error) {
+	done := 0
+	for p.start+done < p.end {
+		at := p.start + done
+		n, err := f.writePart(file, p, data[at:p.end], off+int64(at), al)
+		done += max(n, 0)
+		if err != nil {
+			return done, err
+		}
+		if n <= 0 {
+			return done, unix.EIO // no progress and no error: do not spin
 		}
 	}
 	return done, nil
@@ -156,13 +188,17 @@ func (f *FileIO) writePart(file nfs.File, p writePart, b []byte, off int64, al d
 			if err != unix.EINVAL {
 				return n, err
 			}
+			// EINVAL: this piece is not aligned after all (a resumed
+			// short write); the page cache takes it.
 		}
 	case wDontcache:
 		if !f.noDontcache.Load() {
 			n, err := unix.Pwritev2(file.FD, [][]byte{b}, off, unix.RWF_DONTCACHE)
-			if err != unix.EOPNOTSUPP && err != unix.EINVAL {
+			if err != unix.EOPNOTSUPP {
 				return n, err
 			}
+			// Kernels before 6.14 and filesystems without uncached
+			// buffered I/O refuse the flag: stop asking.
 			f.noDontcache.Store(true)
 		}
 	}
@@ -240,11 +276,12 @@ func (f *FileIO) writeRing(r *ringIO, file nfs.File, parts []writePart, data []b
 	for i, p := range parts {
 		n := int(max(res[i], 0))
 		if n < len(bufs[i]) {
-			if res[i] == -int32(unix.EOPNOTSUPP) {
+			if res[i] == -int32(unix.EOPNOTSUPP) && p.kind == wDontcache {
 				f.noDontcache.Store(true)
 			}
-			// Finish (or redo) this part the plain way.
-			m, err := f.writePart(file, writePart{p.kind, p.start + n, p.end}, data[p.start+n:p.end], off+int64(p.start+n), al)
+			// Finish (or redo) this part the plain way: a real error
+			// (ENOSPC, EFBIG...) comes back again from the syscall.
+			m, err := f.finish(file, writePart{p.kind, p.start + n, p.end}, data, off, al)
 			n += m
 			if err != nil {
 				return done + n, err

@@ -28,6 +28,10 @@ func TestPlanWrite(t *testing.T) {
 		{"small aligned", IODirect, false, 8 * K, 4 * K, 4096, []writePart{{wBuffered, 0, 4 * K}}},
 		{"small misaligned", IODirect, false, 100, 4 * K, 4096, []writePart{{wBuffered, 0, 4 * K}}},
 		{"no O_DIRECT", IODirect, false, 0, 1 << 20, 0, []writePart{{wDontcache, 0, 1 << 20}}},
+		// WriteAt looks no alignment up for small writes: they still go
+		// buffered, not RWF_DONTCACHE.
+		{"small, no alignment known", IODirect, false, 8 * K, 4 * K, 0, []writePart{{wBuffered, 0, 4 * K}}},
+		{"32 KiB aligned", IODirect, false, 32 * K, 32 * K, 4096, []writePart{{wDirect, 0, 32 * K}}},
 		// ior-hard: 47008-byte writes at multiples of 47008: under splitMin.
 		{"ior-hard", IODirect, false, 47008, 47008, 4096, []writePart{{wBuffered, 0, 47008}}},
 		{"large misaligned", IODirect, false, 100, 1 << 20, 4096,

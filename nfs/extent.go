@@ -2,6 +2,7 @@ package nfs
 
 import (
 	"sort"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,13 +16,34 @@ type extent struct {
 // extentCache remembers what SEEK_DATA/SEEK_HOLE said about a file, so
 // READ_PLUS on a file read sequentially costs a few lseeks per file rather
 // than two per reply. It is valid while the file's ctime and size are
-// unchanged; any change drops it. Extents are sorted and disjoint but need
-// not be contiguous: ranges nobody read are simply absent.
+// unchanged and no change made by this server came since it was walked;
+// any of those drops it. Extents are sorted and disjoint but need not be
+// contiguous: ranges nobody read are simply absent.
+//
+// ctime alone is not enough: without multigrain timestamps (kernels
+// before 6.13) a write into a hole within one clock tick leaves ctime and
+// size as they were, and a stale HOLE would hand readers zeros. So every
+// operation of ours that changes data or allocation (WRITE, ALLOCATE,
+// DEALLOCATE, COPY, CLONE, a size change) calls changed() after the change
+// and before replying.
 type extentCache struct {
 	ctime unix.Timespec
 	size  int64
 	runs  []extent
+	// gen counts changes (atomic: writers do not take the node's lock);
+	// walked is gen as read before the runs were walked. A walk that ran
+	// concurrently with a change is stored under the older generation, so
+	// the next lookup drops it rather than reinstalling a stale map.
+	gen    atomic.Uint64
+	walked uint64
 }
+
+// changed records that the file's data or allocation changed.
+func (x *extentCache) changed() { x.gen.Add(1) }
+
+// ctimeOf is the ctime the cache is validated with; tests replace it to
+// act as a kernel with coarse timestamps.
+var ctimeOf = func(st *unix.Stat_t) unix.Timespec { return st.Ctim }
 
 // maxExtents bounds a file's cache; a file fragmented beyond it is walked
 // again as needed.
@@ -42,8 +64,9 @@ var seeker = unix.Seek
 // whose attributes are st. Callers hold n.mu. On any lseek surprise it
 // reports the rest as data: never a hole that is not one.
 func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []extent) []extent {
-	if x.ctime != st.Ctim || x.size != st.Size {
-		x.ctime, x.size, x.runs = st.Ctim, st.Size, x.runs[:0]
+	ctime, gen := ctimeOf(st), x.gen.Load()
+	if x.ctime != ctime || x.size != st.Size || x.walked != gen {
+		x.ctime, x.size, x.walked, x.runs = ctime, st.Size, gen, x.runs[:0]
 	}
 	for off < end {
 		i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].end > off })

@@ -9,7 +9,9 @@ import (
 // plans direct and buffered I/O; nfs only says what to write where.
 // Methods are called from the goroutine handling the request and may block.
 type FileIO interface {
-	// WriteAt writes data at off of f and returns how much was written.
+	// WriteAt writes data at off of f and returns how much was written,
+	// from 0 to len(data) (never the -1 of a failed syscall); less than
+	// len(data) comes with the error that stopped it.
 	WriteAt(f File, data []byte, off int64) (int, error)
 	// Sync makes the file's data (and metadata unless dataOnly) durable.
 	Sync(fd int, dataOnly bool) error
@@ -105,4 +107,28 @@ func (PlainIO) Clone(src int, srcOff int64, dst int, dstOff int64, n int64) erro
 	return unix.IoctlFileCloneRange(dst, &unix.FileCloneRange{
 		Src_fd: int64(src), Src_offset: uint64(srcOff), Src_length: uint64(n), Dest_offset: uint64(dstOff),
 	})
+}
+
+// maxOffset is the largest file offset (the kernel's OFFSET_MAX): offsets
+// travel as uint64 on the wire and as int64 to the kernel.
+const maxOffset = 1<<63 - 1
+
+// rangeFits reports whether n bytes at off stay within maxOffset, without
+// computing off+n (which wraps near 2^64).
+func rangeFits(off, n uint64) bool {
+	return off <= maxOffset && n <= maxOffset-off
+}
+
+// writtenCount checks what a FileIO reported for a write of want bytes: a
+// count outside [0, want] is a FileIO bug and counts as nothing written,
+// and nothing written for a non-empty write always carries an error, so a
+// failed write is never answered NFS4_OK.
+func writtenCount(n, want int, err error) (int, error) {
+	if n < 0 || n > want {
+		n = 0
+	}
+	if n == 0 && want > 0 && err == nil {
+		err = unix.EIO
+	}
+	return n, err
 }

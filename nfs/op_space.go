@@ -25,14 +25,22 @@ func fallocateOp(c *compound, mode uint32) uint32 {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if off > 1<<63-1 || length > 1<<63-1 || off+length > 1<<63-1 {
+	// As fallocate(2), which knfsd passes these to: an offset or length
+	// that is negative as a file offset is NFS4ERR_INVAL, a range that
+	// ends past the largest offset NFS4ERR_FBIG.
+	if off > maxOffset || length > maxOffset {
 		return nfs4.ErrInval
+	}
+	if !rangeFits(off, length) {
+		return nfs4.ErrFbig
 	}
 	fd, s := c.writeTarget(sid)
 	if s != nfs4.OK {
 		return s
 	}
-	if err := c.s.io.Fallocate(fd, mode, int64(off), int64(length)); err != nil {
+	err := c.s.io.Fallocate(fd, mode, int64(off), int64(length))
+	c.cfh.extent.changed()
+	if err != nil {
 		if err == unix.EOPNOTSUPP {
 			return nfs4.ErrNotsupp
 		}
@@ -82,6 +90,14 @@ func (c *compound) copyTargets(a *copyArgs) (int, int, uint32) {
 	if a.count == 0 || a.srcOff+a.count > uint64(st.Size) || a.srcOff+a.count < a.srcOff {
 		a.count = uint64(st.Size) - a.srcOff
 	}
+	// The destination range must be a file range too (the source one is,
+	// being inside the file): as a WRITE past it, NFS4ERR_FBIG.
+	if a.dstOff > maxOffset {
+		return -1, -1, nfs4.ErrInval
+	}
+	if !rangeFits(a.dstOff, a.count) {
+		return -1, -1, nfs4.ErrFbig
+	}
 	return srcFD, dstFD, nfs4.OK
 }
 
@@ -120,6 +136,13 @@ func opCopy(c *compound) uint32 {
 		return s
 	}
 	n, err := c.s.io.CopyRange(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count))
+	c.cfh.extent.changed()
+	if n < 0 || n > int64(a.count) {
+		n = 0 // a FileIO bug: never claim bytes not copied
+		if err == nil {
+			err = unix.EIO
+		}
+	}
 	if err != nil && n == 0 {
 		return errno(err)
 	}
@@ -146,7 +169,9 @@ func opClone(c *compound) uint32 {
 	if whole {
 		a.count = 0 // FICLONERANGE: 0 means to EOF
 	}
-	if err := c.s.io.Clone(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count)); err != nil {
+	err := c.s.io.Clone(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count))
+	c.cfh.extent.changed()
+	if err != nil {
 		switch err {
 		case unix.EOPNOTSUPP, unix.ENOTTY, unix.EXDEV:
 			return nfs4.ErrNotsupp

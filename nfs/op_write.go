@@ -79,6 +79,9 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 			res.attrset, err = applyAttrs(fd, fd, &attrs)
 			return err
 		})
+		if attrs.mask.Has(nfs4.AttrSize) {
+			n.extent.changed()
+		}
 		if err != nil {
 			return nil, errno(err)
 		}
@@ -149,7 +152,53 @@ func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s uint32) {
 	if err != nil {
 		return -1, errno(err)
 	}
+	if s := c.dropPrivs(fd, &st); s != nfs4.OK {
+		return -1, s
+	}
 	return fd, nfs4.OK
+}
+
+// dropPrivs clears the set-user-ID and set-group-ID bits of a file about to
+// be changed by a caller other than root, as the kernel's file_remove_privs
+// does for a writer without CAP_FSETID (and as knfsd gets by writing as the
+// caller): set-user-ID always; set-group-ID when group-execute is set, or
+// when the caller is not in the file's group. Our writes run as root on a
+// shared descriptor, so the kernel keeps the bits; we clear them here. st
+// is the stat writeTarget already made, so files without the bits (nearly
+// all) cost nothing more.
+func (c *compound) dropPrivs(fd int, st *unix.Stat_t) uint32 {
+	mode := st.Mode & 0o7777
+	if mode&(unix.S_ISUID|unix.S_ISGID) == 0 || !canSwitch || c.cred.UID == 0 {
+		// No bits; or we are not root, so the kernel clears them itself;
+		// or the caller is root, who keeps them.
+		return nfs4.OK
+	}
+	kill := mode & unix.S_ISUID
+	if mode&unix.S_ISGID != 0 && (mode&unix.S_IXGRP != 0 || !inGroup(c.cred, st.Gid)) {
+		kill |= unix.S_ISGID
+	}
+	if kill == 0 {
+		return nfs4.OK
+	}
+	if err := unix.Fchmod(fd, mode&^kill); err != nil {
+		return errno(err)
+	}
+	st.Mode &^= kill
+	return nfs4.OK
+}
+
+// inGroup reports whether the caller's primary or supplementary groups
+// hold gid.
+func inGroup(cr Cred, gid uint32) bool {
+	if cr.GID == gid {
+		return true
+	}
+	for _, g := range cr.GIDs[:cr.NGIDs] {
+		if g == gid {
+			return true
+		}
+	}
+	return false
 }
 
 func opWrite(c *compound) uint32 {
@@ -163,7 +212,11 @@ func opWrite(c *compound) uint32 {
 	if stable > nfs4.FileSync4 {
 		return nfs4.ErrInval
 	}
-	if off+uint64(len(data)) > 1<<63-1 {
+	// As knfsd's nfsd4_write: a range past the largest file offset is
+	// NFS4ERR_FBIG. Checked without computing off+len, which wraps for
+	// offsets near 2^64 (and io_uring reads offset -1 as "the current
+	// position").
+	if !rangeFits(off, uint64(len(data))) {
 		return nfs4.ErrFbig
 	}
 	fd, s := c.writeTarget(sid)
@@ -171,7 +224,8 @@ func opWrite(c *compound) uint32 {
 		return s
 	}
 	n, err := c.s.io.WriteAt(File{FD: fd, node: c.cfh}, data, int64(off))
-	if err != nil && n == 0 {
+	c.cfh.extent.changed()
+	if n, err = writtenCount(n, len(data), err); n == 0 && len(data) > 0 {
 		return errno(err)
 	}
 	committed := uint32(nfs4.Unstable4)
@@ -257,6 +311,9 @@ func opSetattr(c *compound) uint32 {
 		done, err = applyAttrs(pfd, wfd, &a)
 		return err
 	})
+	if a.mask.Has(nfs4.AttrSize) {
+		n.extent.changed()
+	}
 	c.e.Truncate(resPos)
 	done.Encode(c.e)
 	if err != nil {

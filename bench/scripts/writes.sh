@@ -18,9 +18,14 @@
 # filesystem (1 GiB, 1 MiB blocks: O_DIRECT write, buffered write +
 # fdatasync, O_DIRECT read), so the modes can be read against the disk.
 #
+# Small writes (what --io-mode direct does with writes under 32 KiB):
+#   RSIZE=16K MODES="dontcache buffered" bash bench/scripts/writes.sh
+#
 # Env: REPS (3), SIZE (512M: per connection for ior-easy, the shared file
 # for ior-hard), HARD_SIZE ($SIZE), CONNS (4), DEPTH (8), STONEWALL (20s:
-# bound on each phase), ENGINE (uring), BASE_PORT (31300), WORK
+# bound on each phase), RSIZE (1M: WRITE/READ size, ior-hard's 47008-byte
+# transfers are cut into pieces of at most RSIZE), MODES (direct dontcache
+# buffered direct-nosplit), ENGINE (uring), BASE_PORT (31300), WORK
 # (/tmp/nfsd-uring-bench/writes), DISK_BASELINE (1; 0 skips dd),
 # NO_BUILD=1 to use bin/ as is.
 set -euo pipefail
@@ -33,6 +38,7 @@ HARD_SIZE=${HARD_SIZE:-$SIZE}
 CONNS=${CONNS:-4}
 DEPTH=${DEPTH:-8}
 STONEWALL=${STONEWALL:-20s}
+RSIZE=${RSIZE:-1M}
 ENGINE=${ENGINE:-uring}
 BASE_PORT=${BASE_PORT:-31300}
 WORK=${WORK:-/tmp/nfsd-uring-bench/writes}
@@ -59,7 +65,7 @@ if [ "${DISK_BASELINE:-1}" = 1 ]; then
 	sync
 fi
 
-MODES=(direct dontcache buffered direct-nosplit)
+read -ra MODES <<<"${MODES:-direct dontcache buffered direct-nosplit}"
 declare -A PID PORT
 i=0
 for m in "${MODES[@]}"; do
@@ -72,14 +78,15 @@ for m in "${MODES[@]}"; do
 done
 
 for rep in $(seq "$REPS"); do
-	order=("${MODES[@]:$(((rep - 1) % 4))}" "${MODES[@]:0:$(((rep - 1) % 4))}")
+	r=$(((rep - 1) % ${#MODES[@]}))
+	order=("${MODES[@]:$r}" "${MODES[@]:0:$r}")
 	for wl in ior-hard ior-easy; do
 		for m in "${order[@]}"; do
 			sz=$SIZE
 			[ "$wl" != ior-hard ] || sz=$HARD_SIZE
 			j="$WORK/json/$wl-$m-r$rep.json"
 			cmd=("$BIN/nfsbench" "$wl" --server "127.0.0.1:${PORT[$m]}" --name "$m" --server-pid "${PID[$m]}"
-				--dir "w$rep" --size "$sz" --conns "$CONNS" --depth "$DEPTH" --stonewall "$STONEWALL" --no-progress --json "$j")
+				--dir "w$rep" --size "$sz" --rsize "$RSIZE" --conns "$CONNS" --depth "$DEPTH" --stonewall "$STONEWALL" --no-progress --json "$j")
 			echo "${cmd[*]}" >>"$WORK/commands.txt"
 			log "rep $rep $wl $m"
 			timeout 300 "${cmd[@]}" >"${j%.json}.out" 2>&1 ||
@@ -98,14 +105,14 @@ EOF
 done
 
 echo
-echo "## writes.sh: --io-mode side by side, engine $ENGINE (built from $BUILD_REV), medians of $REPS, $CONNS conns, depth $DEPTH, ior-easy $SIZE per conn, ior-hard $HARD_SIZE shared, stonewall $STONEWALL"
-python3 - "$RES" <<'EOF'
+echo "## writes.sh: --io-mode side by side, engine $ENGINE (built from $BUILD_REV), medians of $REPS, $CONNS conns, depth $DEPTH, ior-easy $SIZE per conn, ior-hard $HARD_SIZE shared, rsize $RSIZE, stonewall $STONEWALL"
+python3 - "$RES" "${MODES[@]}" <<'EOF'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 for r in rows:
     if r.get("error"):
         print("ERROR:", r["mode"], r["workload"], r["op"], r["rep"], r["error"])
-modes = ["direct", "dontcache", "buffered", "direct-nosplit"]
+modes = sys.argv[2:]
 def med(m, wl, op, f):
     v = [r.get(f) for r in rows if r["mode"] == m and r["workload"] == wl and r["op"] == op and not r.get("error")]
     v = [x for x in v if x is not None]
@@ -115,7 +122,8 @@ print("| workload | op | mode | MB/s | MB/s vs buffered | srv CPU s/GiB | s/GiB 
 print("|---|---|---|---:|---:|---:|---:|---|")
 for wl in ["ior-hard", "ior-easy"]:
     for op in ["write", "read"]:
-        bm, bg = med("buffered", wl, op, "mb_per_sec"), med("buffered", wl, op, "server_cpu_seconds_per_gib")
+        base = "buffered" if "buffered" in modes else modes[0]
+        bm, bg = med(base, wl, op, "mb_per_sec"), med(base, wl, op, "server_cpu_seconds_per_gib")
         for m in modes:
             mb, g = med(m, wl, op, "mb_per_sec"), med(m, wl, op, "server_cpu_seconds_per_gib")
             runs = ", ".join(f"{r['mb_per_sec']:.0f}" for r in rows if r["mode"] == m and r["workload"] == wl and r["op"] == op)
