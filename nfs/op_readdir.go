@@ -74,6 +74,9 @@ func (s *Server) listDir(n *node, st *unix.Stat_t) ([]dirEntry, uint32) {
 }
 
 func opReaddir(c *compound) uint32 {
+	if s := c.mayReaddir(); s != nfs4.OK {
+		return s
+	}
 	d := c.d
 	cookie := d.Uint64()
 	d.Fixed(8) // cookie verifier: cookies never go stale, so it is not checked
