@@ -228,6 +228,31 @@ func TestLookupNeedsSearchPermission(t *testing.T) {
 			t.Errorf("LOOKUP %v as uid %d: %d, want %d", c.names, c.cr.uid, got, c.want)
 		}
 	}
+	// OPEN by name looks the name up: a file in a directory the caller
+	// cannot search is not opened (its stateid would skip READ's check).
+	for _, cr := range []testCred{as1000, asRoot} {
+		want := uint32(nfs4.ErrAccess)
+		if cr.uid == 0 {
+			want = nfs4.OK
+		}
+		_, st := h.opsAs(cr, 3, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpPutrootfh)
+			e.Uint32(nfs4.OpLookup)
+			e.String("private")
+			e.Uint32(nfs4.OpOpen)
+			e.Uint32(0)
+			e.Uint32(nfs4.ShareAccessRead)
+			e.Uint32(nfs4.ShareDenyNone)
+			e.Uint64(h.clientID())
+			e.String("owner")
+			e.Uint32(nfs4.OpenNoCreate)
+			e.Uint32(nfs4.ClaimNull)
+			e.String("inner")
+		})
+		if st != want {
+			t.Errorf("OPEN private/inner as uid %d: %d, want %d", cr.uid, st, want)
+		}
+	}
 	// LOOKUPP and SECINFO search the current directory too.
 	private := h.pathFH("private")
 	for _, cr := range []testCred{as1000, asRoot} {
