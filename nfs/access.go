@@ -14,10 +14,11 @@ import (
 //
 // The check is the kernel's generic_permission done in user space from
 // attributes the operation has already fetched, so the common case costs
-// no system call. Only a file with a POSIX ACL, for a caller who is
-// neither root nor the owner, is asked of the kernel (faccessat2 as the
-// caller). Whether a file has an ACL is remembered per node while its
-// ctime holds: setting an ACL, and any chmod, changes the ctime.
+// no system call. Only a file with a POSIX ACL whose mask (the mode's
+// group bits) is not empty, for a caller who is neither root nor the
+// owner, is asked of the kernel (faccessat2 as the caller). Whether a file
+// has an ACL is remembered per node while its ctime holds: setting an ACL,
+// and any chmod, changes the ctime.
 
 // Permission bits, as MAY_READ, MAY_WRITE, MAY_EXEC (and R_OK, W_OK, X_OK).
 const (
@@ -43,8 +44,9 @@ func (n *node) forgetACL() {
 }
 
 // rights returns the mayRead|mayWrite|mayExec bits the caller holds on n,
-// whose attributes are st.
-func (c *compound) rights(n *node, st *unix.Stat_t) uint32 {
+// whose attributes are st. Of the bits outside need it may say no when
+// the answer would cost system calls (the ACL path asks only for need).
+func (c *compound) rights(n *node, st *unix.Stat_t, need uint32) uint32 {
 	cr := &c.cred
 	switch {
 	case cr.UID == 0:
@@ -52,8 +54,10 @@ func (c *compound) rights(n *node, st *unix.Stat_t) uint32 {
 	case cr.UID == st.Uid:
 		// An ACL's owner entry is the mode's owner bits.
 		return modeRights(st, cr)
-	case n.exp != nil && c.s.hasACL(n, st):
-		return kernelRights(n, c.cred)
+	case st.Mode&0o070 != 0 && n.exp != nil && c.s.hasACL(n, st):
+		// With an ACL the group bits are its mask; a mask of 0 makes the
+		// kernel ignore the ACL (acl_permission_check), and so do we.
+		return kernelRights(n, c.cred, need)
 	}
 	return modeRights(st, cr)
 }
@@ -132,10 +136,10 @@ func probeACL(n *node) bool {
 	return true
 }
 
-// kernelRights asks the kernel which of read, write and execute the caller
+// kernelRights asks the kernel which of the rights in need the caller
 // holds on n, with faccessat2 under the caller's filesystem identity (the
 // ACL path). Anything that fails grants nothing.
-func kernelRights(n *node, cr Cred) uint32 {
+func kernelRights(n *node, cr Cred, need uint32) uint32 {
 	fd, err := n.exp.open(n.path(), unix.O_PATH|unix.O_NOFOLLOW)
 	if err != nil {
 		return 0
@@ -147,7 +151,7 @@ func kernelRights(n *node, cr Cred) uint32 {
 	var got uint32
 	asCaller(cr, func() error {
 		for _, b := range [...]uint32{mayRead, mayWrite, mayExec} {
-			if unix.Faccessat2(fd, "", b, unix.AT_EACCESS|unix.AT_EMPTY_PATH) == nil {
+			if need&b != 0 && unix.Faccessat2(fd, "", b, unix.AT_EACCESS|unix.AT_EMPTY_PATH) == nil {
 				got |= b
 			}
 		}
@@ -161,7 +165,7 @@ func kernelRights(n *node, cr Cred) uint32 {
 // chmod'ed 0 after its open stays readable), as may anyone who may read or
 // execute it (a client runs binaries of mode 111 by reading them).
 func (c *compound) mayRead(n *node, st *unix.Stat_t) uint32 {
-	if c.cred.UID == st.Uid || c.rights(n, st)&(mayRead|mayExec) != 0 {
+	if c.cred.UID == st.Uid || c.rights(n, st, mayRead|mayExec)&(mayRead|mayExec) != 0 {
 		return nfs4.OK
 	}
 	return nfs4.ErrAccess
@@ -170,7 +174,7 @@ func (c *compound) mayRead(n *node, st *unix.Stat_t) uint32 {
 // mayLookup checks that the caller may search directory n (attributes st):
 // knfsd's nfsd_lookup asks NFSD_MAY_EXEC of the directory.
 func (c *compound) mayLookup(n *node, st *unix.Stat_t) uint32 {
-	if c.rights(n, st)&mayExec == 0 {
+	if c.rights(n, st, mayExec)&mayExec == 0 {
 		return nfs4.ErrAccess
 	}
 	return nfs4.OK
@@ -188,7 +192,7 @@ func (c *compound) mayReaddir() uint32 {
 	if c.s.statNode(n, &st) != nfs4.OK || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return nfs4.OK
 	}
-	if c.rights(n, &st)&mayRead == 0 {
+	if c.rights(n, &st, mayRead)&mayRead == 0 {
 		return nfs4.ErrAccess
 	}
 	return nfs4.OK
@@ -231,7 +235,21 @@ func (c *compound) client() *client {
 // knfsd's nfsd_access maps each bit to a permission (no owner override):
 // it returns the bits it could check among want, and those granted.
 func (c *compound) accessResult(n *node, st *unix.Stat_t, want uint32) (supported, granted uint32) {
-	return accessBitsFor(st, c.rights(n, st), want)
+	var need uint32
+	for _, r := range accessRules(st) {
+		if want&r.bit != 0 {
+			need |= r.need
+		}
+	}
+	return accessBitsFor(st, c.rights(n, st, need), want)
+}
+
+// accessRules are the ACCESS4 bits that apply to a file of st's type.
+func accessRules(st *unix.Stat_t) []accessRule {
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return dirAccess[:]
+	}
+	return fileAccess[:]
 }
 
 // accessBitsFor maps rwx rights to ACCESS4 bits for a file of st's type.
@@ -239,11 +257,7 @@ func (c *compound) accessResult(n *node, st *unix.Stat_t, want uint32) (supporte
 // entry is changed by searching the directory too). Other files: EXECUTE
 // is x, MODIFY and EXTEND are w.
 func accessBitsFor(st *unix.Stat_t, rights, want uint32) (supported, granted uint32) {
-	rules := fileAccess[:]
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		rules = dirAccess[:]
-	}
-	for _, r := range rules {
+	for _, r := range accessRules(st) {
 		if want&r.bit == 0 {
 			continue
 		}

@@ -459,16 +459,16 @@ func TestOpenStateidReadsAfterChmod(t *testing.T) {
 	}
 }
 
-// posixACL encodes a system.posix_acl_access value: owner rw, one named
-// user with perm, group none, mask perm, other none.
-func posixACL(uid, perm uint32) []byte {
+// posixACL encodes a system.posix_acl_access value: owner rwx, one named
+// user with perm, owning group none, the mask, others with other.
+func posixACL(uid, perm, mask, other uint32) []byte {
 	const undefined = 0xFFFFFFFF
 	entries := [][3]uint32{
-		{0x01, 6, undefined}, // ACL_USER_OBJ
-		{0x02, perm, uid},    // ACL_USER
-		{0x04, 0, undefined}, // ACL_GROUP_OBJ
-		{0x10, perm, undefined},
-		{0x20, 0, undefined}, // ACL_OTHER
+		{0x01, 7, undefined},     // ACL_USER_OBJ
+		{0x02, perm, uid},        // ACL_USER
+		{0x04, 0, undefined},     // ACL_GROUP_OBJ
+		{0x10, mask, undefined},  // ACL_MASK: the mode's group bits
+		{0x20, other, undefined}, // ACL_OTHER
 	}
 	b := binary.LittleEndian.AppendUint32(nil, 2) // POSIX_ACL_XATTR_VERSION
 	for _, e := range entries {
@@ -487,7 +487,7 @@ func TestReadWithPOSIXACL(t *testing.T) {
 	if err := os.WriteFile(p, []byte("acl data"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Setxattr(p, "system.posix_acl_access", posixACL(1000, 4), 0); err != nil {
+	if err := unix.Setxattr(p, "system.posix_acl_access", posixACL(1000, 4, 4, 0), 0); err != nil {
 		t.Skipf("no POSIX ACLs here: %v", err)
 	}
 	fh := h.pathFH("acl")
@@ -499,6 +499,33 @@ func TestReadWithPOSIXACL(t *testing.T) {
 	}
 	if _, got := h.accessAs(as1000, fh, nfs4.AccessRead|nfs4.AccessModify); got != nfs4.AccessRead {
 		t.Errorf("ACCESS by the named user: %#x", got)
+	}
+	// And it can refuse what they would allow: others may read, the
+	// named user may not. (With a mask of 0 the kernel ignores the ACL
+	// and goes by the mode bits: the mask here is r.)
+	deny := filepath.Join(h.dir, "acldeny")
+	if err := os.WriteFile(deny, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Setxattr(deny, "system.posix_acl_access", posixACL(1000, 0, 4, 4), 0); err != nil {
+		t.Fatal(err)
+	}
+	denyFH := h.pathFH("acldeny")
+	if got := h.readAs(as1000, denyFH, nfs4.OpRead, nfs4.AnonStateid); got != nfs4.ErrAccess {
+		t.Errorf("READ by the user the ACL shuts out: %d", got)
+	}
+	if got := h.readAs(as2000, denyFH, nfs4.OpRead, nfs4.AnonStateid); got != nfs4.OK {
+		t.Errorf("READ by others the ACL lets read: %d", got)
+	}
+	// Directories: search granted by a named-user entry on a 0700 dir.
+	if err := unix.Setxattr(filepath.Join(h.dir, "private"), "system.posix_acl_access", posixACL(1000, 1, 1, 0), 0); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.lookupAs(as1000, "private", "inner"); st != nfs4.OK {
+		t.Errorf("LOOKUP in a directory the ACL lets uid 1000 search: %d", st)
+	}
+	if st := h.lookupAs(as2000, "private", "inner"); st != nfs4.ErrAccess {
+		t.Errorf("LOOKUP in it by another user: %d", st)
 	}
 	// Dropping the ACL (a new ctime) is seen at once.
 	if err := unix.Removexattr(p, "system.posix_acl_access"); err != nil {
