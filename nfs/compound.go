@@ -99,7 +99,7 @@ func (s *Server) compoundBody(cred Cred, d *xdr.Decoder, rep *Reply, replay bool
 		return false
 	}
 	c := &rep.cmp
-	*c = compound{s: s, cred: cred, minor: minor, d: d, e: e, rep: rep, nops: n,
+	*c = compound{s: s, cred: s.ids.cred(cred), minor: minor, d: d, e: e, rep: rep, nops: n,
 		replay: replay, maxResp: s.MaxRecord()}
 	statusPos := e.Reserve()
 	e.Opaque(tag)

@@ -24,6 +24,7 @@ type node struct {
 	wfd    int // cached read-write descriptor, -1 until opened
 	dwfd   int // cached O_DIRECT write descriptor, -1 until opened, -2 when refused
 	extent extentCache
+	acl    aclCache // whether the file has a POSIX ACL (access.go)
 
 	used   atomic.Bool // touched since the fd cache's last sweep
 	cached bool        // in the export's fd cache (under mu)

@@ -116,6 +116,9 @@ func opLookup(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
+	if s := c.mayLookup(c.cfh, &st); s != nfs4.OK {
+		return s
+	}
 	if c.cfh.exp == nil {
 		for _, e := range c.s.exports {
 			if e.name == string(name) {
@@ -136,6 +139,9 @@ func opLookup(c *compound) uint32 {
 func opLookupp(c *compound) uint32 {
 	var st unix.Stat_t
 	if s := c.needDir(&st); s != nfs4.OK {
+		return s
+	}
+	if s := c.mayLookup(c.cfh, &st); s != nfs4.OK {
 		return s
 	}
 	n := c.cfh
@@ -178,58 +184,13 @@ func opGetattr(c *compound) uint32 {
 	return nfs4.OK
 }
 
-// access computes which of want the caller may do, from the mode bits (the
-// kernel checks again when the operation runs as the caller).
+// access computes which of want the caller may do, from the mode bits
+// alone (OPEN's check; the kernel checks again when the operation runs as
+// the caller).
 func access(st *unix.Stat_t, cr Cred, want uint32) uint32 {
-	var bits uint32 // rwx for this caller
-	switch {
-	case cr.UID == 0:
-		bits = 7
-		if st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Mode&0o111 == 0 {
-			bits = 6
-		}
-	case cr.UID == st.Uid:
-		bits = (st.Mode >> 6) & 7
-	case cr.inGroup(st.Gid):
-		bits = (st.Mode >> 3) & 7
-	default:
-		bits = st.Mode & 7
-	}
-	var got uint32
-	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
-	if bits&4 != 0 {
-		got |= nfs4.AccessRead
-	}
-	if bits&1 != 0 {
-		if isDir {
-			got |= nfs4.AccessLookup
-		} else {
-			got |= nfs4.AccessExecute
-		}
-	}
-	if bits&2 != 0 {
-		got |= nfs4.AccessModify | nfs4.AccessExtend
-		if isDir {
-			got |= nfs4.AccessDelete
-		}
-	}
-	return got & want
+	_, granted := accessBitsFor(st, modeRights(st, &cr), want)
+	return granted
 }
-
-func (cr Cred) inGroup(gid uint32) bool {
-	if cr.GID == gid {
-		return true
-	}
-	for _, g := range cr.GIDs[:cr.NGIDs] {
-		if g == gid {
-			return true
-		}
-	}
-	return false
-}
-
-const allAccess = nfs4.AccessRead | nfs4.AccessLookup | nfs4.AccessModify |
-	nfs4.AccessExtend | nfs4.AccessDelete | nfs4.AccessExecute
 
 func opAccess(c *compound) uint32 {
 	want := c.d.Uint32()
@@ -243,8 +204,9 @@ func opAccess(c *compound) uint32 {
 	if s := c.s.statNode(c.cfh, &st); s != nfs4.OK {
 		return s
 	}
-	c.e.Uint32(want & allAccess)
-	c.e.Uint32(access(&st, c.cred, want))
+	supported, granted := c.accessResult(c.cfh, &st, want)
+	c.e.Uint32(supported)
+	c.e.Uint32(granted)
 	return nfs4.OK
 }
 
@@ -287,6 +249,9 @@ func (c *compound) encodeSecinfo() {
 func opSecinfo(c *compound) uint32 {
 	var st unix.Stat_t
 	if _, s := c.nameInDir(&st); s != nfs4.OK {
+		return s
+	}
+	if s := c.mayLookup(c.cfh, &st); s != nfs4.OK {
 		return s
 	}
 	c.encodeSecinfo()

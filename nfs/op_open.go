@@ -139,6 +139,9 @@ func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
 	if s := c.needDir(&st); s != nfs4.OK {
 		return nil, s
 	}
+	if s := c.mayLookup(c.cfh, &st); s != nfs4.OK {
+		return nil, s
+	}
 	if s := checkName(a.name); s != nfs4.OK {
 		return nil, s
 	}

@@ -31,7 +31,8 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	if s != nfs4.OK {
 		return -1, s
 	}
-	if s := c.s.state.checkIO(sid, n); s != nfs4.OK {
+	opened, s := c.s.state.checkRead(sid, n, c.client())
+	if s != nfs4.OK {
 		return -1, s
 	}
 	c.rep.pin(n) // before the descriptor is taken: the fd cache must not close it
@@ -50,6 +51,11 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	}
 	if s := openableType(st); s != nfs4.OK {
 		return -1, s
+	}
+	if !opened {
+		if s := c.mayRead(n, st); s != nfs4.OK {
+			return -1, s
+		}
 	}
 	return fd, nfs4.OK
 }

@@ -18,6 +18,9 @@ type readdirArgs struct {
 }
 
 func opReaddir(c *compound) uint32 {
+	if s := c.mayReaddir(); s != nfs4.OK {
+		return s
+	}
 	var a readdirArgs
 	d := c.d
 	a.cookie = d.Uint64()

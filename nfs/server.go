@@ -49,6 +49,10 @@ type Config struct {
 	// IO performs file writes; nil means PlainIO. Engines supply one that
 	// plans direct and buffered I/O.
 	IO FileIO
+	// AnonUID and AnonGID are the ids the server acts as for callers it
+	// cannot act as: AUTH_NONE, and uid or gid 0xFFFFFFFF or one outside
+	// the server's user namespace (0 means 65534, nobody and nogroup).
+	AnonUID, AnonGID uint32
 }
 
 // Handler is what an engine drives: Handle decodes and executes one RPC
@@ -78,6 +82,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	io      FileIO
+	ids     idMapper // caller credentials to the ids the server acts as
 	exports []*export
 	pseudo  bool // several exports under a synthetic root
 	boot    uint32
@@ -111,12 +116,19 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.IO == nil {
 		cfg.IO = PlainIO{}
 	}
+	if cfg.AnonUID == 0 {
+		cfg.AnonUID = defaultAnonID
+	}
+	if cfg.AnonGID == 0 {
+		cfg.AnonGID = defaultAnonID
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now(), pseudo: len(cfg.Exports) > 1}
 	key, err := loadHandleKey(cfg.StateDir)
 	if err != nil {
 		return nil, err
 	}
 	s.fhKey = newHandleKey(key)
+	s.ids = newIDMapper(&cfg)
 	names := map[string]bool{}
 	ids := map[uint64]string{}
 	for _, e := range cfg.Exports {
