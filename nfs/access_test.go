@@ -582,3 +582,56 @@ func BenchmarkHandleRead4KAsUser(b *testing.B) {
 		rep.Iovecs()
 	}
 }
+
+// TestReaddirWithoutSearchPermission: a directory the caller may read but
+// not search (r without x) lists names, but no entry's attributes or
+// handle: rdattr_error ACCESS where asked for, else the READDIR fails.
+func TestReaddirWithoutSearchPermission(t *testing.T) {
+	h := permTree(t)
+	p := filepath.Join(h.dir, "ronly")
+	if err := os.Mkdir(p, 0o744); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fh := h.pathFH("ronly")
+	readdir := func(req nfs4.Bitmap) (*xdr.Decoder, uint32) {
+		return h.opsAs(as1000, 2, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(fh)
+			e.Uint32(nfs4.OpReaddir)
+			e.Uint64(0)
+			e.Fixed(make([]byte, 8))
+			e.Uint32(4096)
+			e.Uint32(8192)
+			req.Encode(e)
+		})
+	}
+	if _, st := readdir(nfs4.BitmapOf(nfs4.AttrType, nfs4.AttrFilehandle)); st != nfs4.ErrAccess {
+		t.Fatalf("READDIR without x, no rdattr_error asked: %d, want ACCESS", st)
+	}
+	d, st := readdir(nfs4.BitmapOf(nfs4.AttrRdattrError, nfs4.AttrFilehandle))
+	if st != nfs4.OK {
+		t.Fatalf("READDIR without x, rdattr_error asked: %d", st)
+	}
+	skipSequence(t, d)
+	opResult(t, d, nfs4.OpPutfh, nfs4.OK)
+	opResult(t, d, nfs4.OpReaddir, nfs4.OK)
+	d.Fixed(8)
+	if !d.Bool() {
+		t.Fatal("no entry")
+	}
+	d.Uint64()
+	if name := d.Opaque(255); string(name) != "f" {
+		t.Fatalf("entry %q", name)
+	}
+	got := nfs4.DecodeBitmap(d)
+	if got.Has(nfs4.AttrFilehandle) || !got.Has(nfs4.AttrRdattrError) {
+		t.Fatalf("entry attributes %v: a handle without search permission", got)
+	}
+	d.Uint32()
+	if e := d.Uint32(); e != nfs4.ErrAccess {
+		t.Fatalf("rdattr_error %d, want ACCESS", e)
+	}
+}

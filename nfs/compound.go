@@ -31,6 +31,9 @@ type compound struct {
 	maxResp    int
 	dirFD      int  // READDIR's open directory, for the entries' lookups,
 	dirOpen    bool // when this is set
+	// dirNoSearch: READDIR's caller may list the directory but not look
+	// entries up in it.
+	dirNoSearch bool
 }
 
 type opFunc func(c *compound) uint32

@@ -184,14 +184,6 @@ func opGetattr(c *compound) uint32 {
 	return nfs4.OK
 }
 
-// access computes which of want the caller may do, from the mode bits
-// alone (OPEN's check; the kernel checks again when the operation runs as
-// the caller).
-func access(st *unix.Stat_t, cr Cred, want uint32) uint32 {
-	_, granted := accessBitsFor(st, modeRights(st, &cr), want)
-	return granted
-}
-
 func opAccess(c *compound) uint32 {
 	want := c.d.Uint32()
 	if c.d.Err() != nil {

@@ -173,12 +173,16 @@ func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
 // openPermission checks the caller may open the file as asked, and opens
 // the descriptors the open will use.
 func (c *compound) openPermission(n *node, st *unix.Stat_t, access uint32, created bool) uint32 {
-	if access&nfs4.ShareAccessRead != 0 && !created && c.cred.UID != st.Uid &&
-		accessBits(st, c.cred, nfs4.AccessRead) == 0 {
-		return nfs4.ErrAccess
+	// Checked here for every OPEN, ACLs included (accessResult): a
+	// descriptor cached from another caller's open is not checked by the
+	// kernel again.
+	if access&nfs4.ShareAccessRead != 0 && !created && c.cred.UID != st.Uid {
+		if _, g := c.accessResult(n, st, nfs4.AccessRead); g == 0 {
+			return nfs4.ErrAccess
+		}
 	}
 	if access&nfs4.ShareAccessWrite != 0 {
-		if !created && accessBits(st, c.cred, nfs4.AccessModify) == 0 {
+		if _, g := c.accessResult(n, st, nfs4.AccessModify); !created && g == 0 {
 			return nfs4.ErrAccess
 		}
 		if _, err := n.writeFD(c.cred); err != nil {
@@ -190,9 +194,6 @@ func (c *compound) openPermission(n *node, st *unix.Stat_t, access uint32, creat
 	}
 	return nfs4.OK
 }
-
-// accessBits is access for callers that only need a yes or no.
-func accessBits(st *unix.Stat_t, cr Cred, want uint32) uint32 { return access(st, cr, want) }
 
 func openableType(st *unix.Stat_t) uint32 { return openableMode(st.Mode) }
 

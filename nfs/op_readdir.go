@@ -43,6 +43,15 @@ func opReaddir(c *compound) uint32 {
 	}
 	limit := min(int(a.maxcount), c.room()-readOverhead)
 	dir := c.cfh
+	// Entries' attributes and handles take a lookup, which needs search
+	// (x) permission on the directory; without it each entry carries
+	// rdattr_error, or, when the client did not ask for that attribute,
+	// the whole READDIR fails (knfsd's nfsd4_encode_dirent).
+	c.dirNoSearch = dir.exp != nil && c.rights(dir, &st, mayExec)&mayExec == 0
+	defer func() { c.dirNoSearch = false }()
+	if c.dirNoSearch && !a.attrRequest.Has(nfs4.AttrRdattrError) && !onlyNames(a.attrRequest) {
+		return nfs4.ErrAccess
+	}
 	if dir.exp == nil {
 		return c.encodeDirlist(c.s.listExports(a.cookie), a.attrRequest, int(a.dircount), limit)
 	}
@@ -125,6 +134,8 @@ func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) bool {
 		if s := c.s.statNode(n, &st); s != nfs4.OK {
 			err = unix.EIO
 		}
+	} else if c.dirNoSearch {
+		err = unix.EACCES
 	} else if c.dirOpen {
 		n, err = c.s.lookupChildAt(dir, c.dirFD, name, &st)
 	} else {
@@ -148,3 +159,7 @@ func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) bool {
 	c.s.encodeFattr(c.e, req, &attrSource{n: n, st: &st})
 	return true
 }
+
+// onlyNames reports whether req asks for no attribute at all: a listing of
+// names needs no lookup.
+func onlyNames(req nfs4.Bitmap) bool { return req.Empty() }

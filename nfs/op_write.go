@@ -139,7 +139,7 @@ func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s uint32) {
 	case sid == nfs4.BypassStateid:
 		return -1, nfs4.ErrBadStateid
 	case sid == nfs4.AnonStateid:
-		if accessBits(&st, c.cred, nfs4.AccessModify) == 0 {
+		if _, g := c.accessResult(n, &st, nfs4.AccessModify); g == 0 {
 			return -1, nfs4.ErrAccess
 		}
 	default:
