@@ -26,7 +26,7 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	if s != nfs4.OK {
 		return -1, s
 	}
-	if s := c.s.state.checkIO(sid, n); s != nfs4.OK {
+	if s := c.s.state.checkIO(c.sess.client, sid, n); s != nfs4.OK {
 		return -1, s
 	}
 	c.rep.pin(n) // before the descriptor is taken: the fd cache must not close it
@@ -118,7 +118,7 @@ func opRead(c *compound) uint32 {
 	countPos := e.Reserve()
 	e.Patch(countPos, uint32(a.n))
 	if a.n > 0 {
-		c.rep.addRead(a.fd, c.directFor(a.n), 0, int64(a.off), a.n)
+		c.rep.addRead(c.cfh, a.fd, c.directFor(a.n), 0, int64(a.off), a.n)
 		c.rep.addSeg(countPos, eofPos, 0, a.n)
 	}
 	return nfs4.OK
@@ -207,7 +207,7 @@ func (c *compound) encodeSegments(fd int, segs []extent, eofPos int) {
 		}
 		last := segs[j-1]
 		start := s.off
-		c.rep.addRead(fd, c.directFor(int(last.end-start)), 0, start, int(last.end-start))
+		c.rep.addRead(c.cfh, fd, c.directFor(int(last.end-start)), 0, start, int(last.end-start))
 		for k := i; k < j; k++ {
 			r := segs[k]
 			if r.hole {
