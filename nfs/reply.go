@@ -47,11 +47,11 @@ type Reply struct {
 	// Drop means there is nothing to send.
 	Drop bool
 
-	markPos     int // record marker
-	bodyPos     int // start of the COMPOUND result, for the reply cache
-	slot        *slot
-	sess        *session
-	slotSeq     uint32
+	markPos int // record marker
+	bodyPos int // start of the COMPOUND result, for the reply cache
+	slot    *slot
+	sess    *session
+	slotSeq uint32
 	// replay is set by SEQUENCE on a retransmit: the slot's cached reply.
 	replay replyCache
 	// zeroFill: short reads are padded with zeros rather than shortening

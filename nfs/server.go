@@ -46,7 +46,7 @@ type Config struct {
 	// MaxCachedReply is the ca_maxresponsesize_cached offered: what a slot
 	// keeps of a reply, file data excluded.
 	MaxCachedReply int
-	Logger    *slog.Logger
+	Logger         *slog.Logger
 	// IO performs file writes; nil means PlainIO. Engines supply one that
 	// plans direct and buffered I/O.
 	IO FileIO

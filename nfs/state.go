@@ -252,4 +252,3 @@ func (t *stateTable) findLocked(cl *client, sid nfs4.Stateid) (*openState, uint3
 	}
 	return nil, nfs4.ErrBadStateid
 }
-
