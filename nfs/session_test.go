@@ -32,7 +32,6 @@ func (h *harness) peer(uid uint32, owner string) *harness {
 	return &harness{t: h.t, s: h.s, conn: NewConn("peer"), dir: h.dir, uid: uid, owner: owner, xid: 1000}
 }
 
-
 // sequenceSlot writes SEQUENCE on a slot with a sequence id and cachethis.
 func (h *harness) sequenceSlot(e *xdr.Encoder, slot, seq uint32, cache bool) {
 	e.Uint32(nfs4.OpSequence)
