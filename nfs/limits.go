@@ -25,6 +25,12 @@ const (
 	// on a retransmit). 16 KiB x 128 slots bounds a session's reply cache
 	// at 2 MiB.
 	defaultMaxCachedReply = 16 << 10
+	// defaultReplyCacheMemory bounds the reply caches of all sessions
+	// together, as knfsd's nfsd_drc_max_mem does: 64 sessions with 128
+	// full slots each, after which new sessions get fewer slots.
+	defaultReplyCacheMemory = 128 << 20
+	// slotOverhead is what a slot costs besides its cached reply.
+	slotOverhead = 256
 	// unconfirmedTTL: a client record no CREATE_SESSION confirmed goes
 	// after this long, far sooner than a lease (RFC 8881 section 18.35.4
 	// lets the server drop unconfirmed records at any time).
@@ -47,6 +53,9 @@ func (cfg *Config) applyLimitDefaults() {
 	}
 	if cfg.MaxCachedReply <= 0 {
 		cfg.MaxCachedReply = defaultMaxCachedReply
+	}
+	if cfg.ReplyCacheMemory <= 0 {
+		cfg.ReplyCacheMemory = defaultReplyCacheMemory
 	}
 }
 
@@ -91,3 +100,32 @@ func (t *stateTable) roomForClientLocked() bool {
 // its record worth protecting from another principal (RFC 8881 section
 // 18.35.5, NFS4ERR_CLID_INUSE).
 func (c *client) hasState() bool { return len(c.sessions) > 0 || len(c.opens) > 0 }
+
+// reserveSlotsLocked reserves reply cache memory for up to want slots
+// caching up to perSlot bytes each and returns how many it got: fewer when
+// the server-wide budget runs low (RFC 8881 section 18.36.3 lets the server
+// lower ca_maxrequests), 0 when it is spent (CREATE_SESSION then answers
+// NFS4ERR_DELAY, as knfsd does when its DRC memory is used up).
+func (t *stateTable) reserveSlotsLocked(want, perSlot uint32) uint32 {
+	n := min(int64(want), (t.s.cfg.ReplyCacheMemory-t.drcUsed)/slotsCost(1, perSlot))
+	if n <= 0 {
+		return 0
+	}
+	t.drcUsed += slotsCost(uint32(n), perSlot)
+	return uint32(n)
+}
+
+// slotsCost is the reply cache memory n slots caching perSlot bytes take.
+func slotsCost(n, perSlot uint32) int64 { return int64(n) * (int64(perSlot) + slotOverhead) }
+
+// removeSessionLocked forgets a session and returns its reply cache
+// memory to the budget.
+func (t *stateTable) removeSessionLocked(sess *session) {
+	if t.sessions[sess.id] != sess {
+		return
+	}
+	delete(t.sessions, sess.id)
+	delete(sess.client.sessions, sess.id)
+	t.drcUsed -= sess.drc
+	sess.drc = 0
+}

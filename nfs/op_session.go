@@ -253,6 +253,12 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	case len(cl.sessions) >= t.s.cfg.MaxSessionsPerClient:
 		return nfs4.ErrNospc
 	}
+	// Checked before the sequence id moves: a refused CREATE_SESSION is
+	// not one the client's retry would replay.
+	fore.maxReqs = t.reserveSlotsLocked(fore.maxReqs, fore.maxRespCached)
+	if fore.maxReqs == 0 {
+		return nfs4.ErrDelay
+	}
 	cl.csSeq++
 	if !cl.confirmed {
 		cl.confirmed = true
@@ -267,6 +273,7 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	cl.renew()
 	sess := &session{client: cl, fore: fore, slots: make([]slot, fore.maxReqs)}
 	sess.id = t.newSessionID()
+	sess.drc = slotsCost(fore.maxReqs, fore.maxRespCached)
 	// RFC 8881 section 18.36.4: the connection CREATE_SESSION came on is
 	// bound to the new session.
 	sess.bind(c.conn)
@@ -399,8 +406,7 @@ func opDestroySession(c *compound) uint32 {
 	if sess.client.principal != c.cred.UID {
 		return nfs4.ErrWrongCred
 	}
-	delete(t.sessions, k)
-	delete(sess.client.sessions, k)
+	t.removeSessionLocked(sess)
 	if c.sess == sess {
 		// The reply still goes out; the slot is simply not cached.
 		c.rep.slot = nil

@@ -46,7 +46,10 @@ type Config struct {
 	// MaxCachedReply is the ca_maxresponsesize_cached offered: what a slot
 	// keeps of a reply, file data excluded.
 	MaxCachedReply int
-	Logger         *slog.Logger
+	// ReplyCacheMemory bounds the reply caches of all sessions together;
+	// sessions made when it runs low get fewer slots.
+	ReplyCacheMemory int64
+	Logger           *slog.Logger
 	// IO performs file writes; nil means PlainIO. Engines supply one that
 	// plans direct and buffered I/O.
 	IO FileIO

@@ -548,3 +548,30 @@ func TestIDsUnguessable(t *testing.T) {
 		t.Fatalf("client id %x lacks the boot epoch", h.clid)
 	}
 }
+
+// TestReplyCacheBudget: the reply caches of all sessions share one budget
+// (knfsd's DRC memory): sessions get fewer slots as it runs low, none
+// (NFS4ERR_DELAY) when it is spent, and a destroyed session gives its
+// share back.
+func TestReplyCacheBudget(t *testing.T) {
+	perSlot := slotsCost(1, 8192)
+	h := newHarnessCfg(t, func(c *Config) { c.ReplyCacheMemory = 10 * perSlot })
+	h.session()
+	if n := len(h.s.state.session(h.sess[:]).slots); n != 10 {
+		t.Fatalf("first session: %d slots, want 10", n)
+	}
+	if st, _ := h.createSession(h.clid, 2, defaultFore); st != nfs4.ErrDelay {
+		t.Fatalf("second session with the budget spent: %d", st)
+	}
+	_, st, _ := h.compound(1, func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpDestroySession)
+		e.Fixed(h.sess[:])
+	})
+	if st != nfs4.OK {
+		t.Fatalf("DESTROY_SESSION: %d", st)
+	}
+	st, id := h.createSession(h.clid, 2, defaultFore)
+	if st != nfs4.OK || len(h.s.state.session(id[:]).slots) != 10 {
+		t.Fatalf("session after the first was destroyed: %d", st)
+	}
+}

@@ -22,6 +22,7 @@ type stateTable struct {
 	// once per boot, so another client cannot guess them (issue 8.6) and
 	// making one costs no system call.
 	rng      *rand.ChaCha8
+	drcUsed  int64 // reply cache memory reserved by sessions' slots
 	clients  map[uint64]*client
 	owners   map[string]*client
 	sessions map[[nfs4.SessionIDSize]byte]*session
@@ -54,6 +55,7 @@ type session struct {
 	id     [nfs4.SessionIDSize]byte
 	client *client
 	fore   channelAttrs
+	drc    int64 // reply cache memory its slots reserved
 
 	mu    sync.Mutex
 	slots []slot
@@ -148,8 +150,8 @@ func (t *stateTable) newSessionID() [nfs4.SessionIDSize]byte {
 
 // removeClientLocked drops a client with all its sessions and state.
 func (t *stateTable) removeClientLocked(c *client) {
-	for id := range c.sessions {
-		delete(t.sessions, id)
+	for _, sess := range c.sessions {
+		t.removeSessionLocked(sess)
 	}
 	for _, o := range c.opens {
 		t.dropLocked(o)

@@ -59,6 +59,7 @@ func run() error {
 	maxSessions := flag.Int("max-sessions", 0, "sessions per client (0: default 16); past it CREATE_SESSION answers NFS4ERR_NOSPC")
 	maxOpens := flag.Int("max-opens", 0, "open and lock stateids per client (0: default 8192); past it NFS4ERR_RESOURCE")
 	maxLocks := flag.Int("max-lock-ranges", 0, "byte-range locks per client (0: default 8192); past it NFS4ERR_RESOURCE")
+	cacheMem := flag.Int64("reply-cache-mem", 0, "bytes all session slots together may keep for retransmits (0: default 128 MiB); sessions made past it get fewer slots")
 	maxCached := flag.Int("max-cached-reply", 0, "bytes a session slot keeps of a reply for retransmits, file data excluded (0: default 16384)")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
@@ -97,7 +98,7 @@ func run() error {
 	fio.NoSplit = !*splitWrites
 	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio,
 		MaxClients: *maxClients, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
-		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached})
+		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem})
 	if err != nil {
 		return err
 	}
