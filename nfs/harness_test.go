@@ -28,6 +28,8 @@ type harness struct {
 	uid   uint32
 	owner string
 	clid  uint64
+	// lastReads: the last reply record returned carried file data.
+	lastReads bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -55,6 +57,7 @@ func (h *harness) record(rec []byte) []byte {
 	if rep.Drop {
 		return nil
 	}
+	h.lastReads = len(rep.Reads) > 0
 	for i, rd := range rep.Reads {
 		buf := make([]byte, rd.Len)
 		n, _ := unix.Pread(rd.FD, buf, rd.Off)
