@@ -293,15 +293,18 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 // forgotten first (a client reconnecting over and over must not grow it).
 const maxBoundConns = 16
 
-// bind associates conn with the session. The caller holds the state lock
-// or the session's lock is otherwise not needed: conns is guarded by
-// sess.mu.
+// bind associates conn with the session.
 func (sess *session) bind(conn *Conn) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.bindLocked(conn)
+}
+
+// bindLocked is bind with sess.mu held.
+func (sess *session) bindLocked(conn *Conn) {
 	if conn == nil {
 		return
 	}
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
 	for _, id := range sess.conns {
 		if id == conn.ID {
 			return
@@ -364,9 +367,6 @@ func opSequence(c *compound) uint32 {
 	if c.rep.replay.ok {
 		return nfs4.OK
 	}
-	// SP4_NONE: SEQUENCE binds its connection to the session (RFC 8881
-	// section 2.10.3.1), as knfsd's nfsd4_sequence_check_conn does.
-	sess.bind(c.conn)
 	c.sess = sess
 	c.cacheThis = cacheThis
 	sess.client.renew()

@@ -131,6 +131,9 @@ func (c *compound) takeSlot(sess *session, slotID, seq uint32) uint32 {
 		sl.inUse = true
 		sl.cache.ok = false
 		c.rep.slot, c.rep.sess, c.rep.slotSeq = sl, sess, seq
+		// SP4_NONE: SEQUENCE binds its connection to the session (RFC
+		// 8881 section 2.10.3.1), as knfsd's nfsd4_sequence_check_conn.
+		sess.bindLocked(c.conn)
 		return nfs4.OK
 	case sl.seq:
 		switch {
