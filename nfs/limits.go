@@ -75,7 +75,12 @@ func (t *stateTable) expireLocked(now time.Time, leases int) {
 	for _, c := range t.clients {
 		idle := now.Sub(time.Unix(0, c.renewed.Load()))
 		if (!c.confirmed && idle > unconfirmedTTL) || idle > time.Duration(leases)*lease {
-			t.s.log.Info("lease expired", "clientid", c.id, "confirmed", c.confirmed)
+			if c.confirmed {
+				t.s.log.Info("lease expired", "clientid", c.id)
+			} else {
+				// Debug: a flood of EXCHANGE_IDs must not flood the log.
+				t.s.log.Debug("unconfirmed client dropped", "clientid", c.id)
+			}
 			t.removeClientLocked(c)
 		}
 	}
