@@ -206,7 +206,7 @@ func (t *stateTable) checkRead(sid nfs4.Stateid, n *node, cl *client) (opened bo
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o, st := t.findLocked(sid)
+	o, st := t.findLocked(cl, sid)
 	if st != nfs4.OK {
 		return false, st
 	}

@@ -26,8 +26,8 @@ var (
 	asNoone = testCred{0xFFFFFFFF, 0xFFFFFFFF, nil}
 )
 
-// callHeaderAs writes an RPC call header with cr's AUTH_SYS credentials.
-func callHeaderAs(e *xdr.Encoder, xid uint32, cr testCred) {
+// callHeaderCred writes an RPC call header with cr's AUTH_SYS credentials.
+func callHeaderCred(e *xdr.Encoder, xid uint32, cr testCred) {
 	e.Uint32(xid)
 	e.Uint32(nfs4.MsgCall)
 	e.Uint32(2)
@@ -55,7 +55,7 @@ func (h *harness) opsAs(cr testCred, n int, build func(e *xdr.Encoder)) (*xdr.De
 	h.t.Helper()
 	h.xid++
 	e := xdr.NewEncoder(256)
-	callHeaderAs(e, h.xid, cr)
+	callHeaderCred(e, h.xid, cr)
 	e.String("tag")
 	e.Uint32(2)
 	e.Uint32(uint32(n + 1))
@@ -547,7 +547,7 @@ func BenchmarkHandleRead4KAsUser(b *testing.B) {
 	h.sparse("f", 4<<20, [][2]int64{{0, 1 << 20}})
 	fh := h.lookupFH("f")
 	e := xdr.NewEncoder(256)
-	callHeaderAs(e, 1, as1000)
+	callHeaderCred(e, 1, as1000)
 	e.String("")
 	e.Uint32(2)
 	e.Uint32(3)

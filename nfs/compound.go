@@ -6,6 +6,9 @@ import (
 )
 
 // Limits on what a COMPOUND may carry before a session says otherwise.
+// maxOpsHard only bounds the quick scans of inline.go: the COMPOUND itself
+// takes any count, since SEQUENCE answers NFS4ERR_TOO_MANY_OPS for more
+// than the session's ca_maxoperations and the loop stops there.
 const (
 	maxTag     = 1024
 	maxOpsHard = 1024
@@ -25,8 +28,10 @@ type compound struct {
 	hasCur     bool
 	hasSaved   bool
 	sess       *session
-	nops       int
-	replay     bool // re-executing a cached request: SEQUENCE leaves the slot alone
+	conn       *Conn
+	nops       uint32
+	recLen     int  // the request's size, for ca_maxrequestsize
+	cacheThis  bool // SEQUENCE's sa_cachethis
 	keepResult bool // a failing op's result body stays (e.g. LOCK denied)
 	maxResp    int
 	dirFD      int  // READDIR's open directory, for the entries' lookups,
@@ -34,6 +39,7 @@ type compound struct {
 	// dirNoSearch: READDIR's caller may list the directory but not look
 	// entries up in it.
 	dirNoSearch bool
+	maxCached   int // ca_maxresponsesize_cached, once SEQUENCE ran
 }
 
 type opFunc func(c *compound) uint32
@@ -59,51 +65,37 @@ func sessionless(op uint32) bool {
 	return false
 }
 
-// compound executes a COMPOUND call. rec is the whole record, kept only
-// when the slot must cache the request for re-execution.
-func (s *Server) compound(cl *call, d *xdr.Decoder, rec []byte, rep *Reply) {
+// compound executes a COMPOUND call from connection conn; rec is the
+// whole record.
+func (s *Server) compound(conn *Conn, cl *call, d *xdr.Decoder, rec []byte, rep *Reply) {
 	e := rep.Enc
 	encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	rep.bodyPos = e.Pos()
-	if !s.compoundBody(cl.cred, d, rep, false) {
+	if !s.compoundBody(conn, cl.cred, d, len(rec), rep) {
 		e.Truncate(rep.bodyPos - 4)
 		e.Uint32(nfs4.AcceptGarbageArgs)
 		return
 	}
-	switch {
-	case rep.replayBody != nil:
+	if rep.replay.ok {
 		// A retransmit: answer with the cached COMPOUND result.
 		e.Truncate(rep.bodyPos)
-		e.Fixed(rep.replayBody)
-	case rep.replayReq != nil:
-		// A retransmit of a reply that carried file data: run the
-		// request again (reads are idempotent) without touching the slot.
-		e.Truncate(rep.bodyPos)
-		req := rep.replayReq
-		rep.replayReq = nil
-		rd := &rep.dec
-		rd.Reset(req)
-		if old, ok := decodeCall(rd); ok {
-			s.compoundBody(old.cred, rd, rep, true)
-		}
-	case rep.slot != nil && len(rep.Reads) > 0:
-		s.state.keepRequest(rep, rec)
+		rep.emitReplay()
 	}
 }
 
 // compoundBody decodes COMPOUND4args from d and encodes COMPOUND4res. It
 // returns false when the header itself is unreadable.
-func (s *Server) compoundBody(cred Cred, d *xdr.Decoder, rep *Reply, replay bool) bool {
+func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int, rep *Reply) bool {
 	e := rep.Enc
 	tag := d.Opaque(maxTag)
 	minor := d.Uint32()
-	n := d.ArrayLen(maxOpsHard, 4)
+	n := d.Uint32()
 	if d.Err() != nil {
 		return false
 	}
 	c := &rep.cmp
 	*c = compound{s: s, cred: s.ids.cred(cred), minor: minor, d: d, e: e, rep: rep, nops: n,
-		replay: replay, maxResp: s.MaxRecord()}
+		conn: conn, recLen: recLen, maxResp: s.MaxRecord()}
 	statusPos := e.Reserve()
 	e.Opaque(tag)
 	countPos := e.Reserve()
@@ -118,9 +110,11 @@ func (s *Server) compoundBody(cred Cred, d *xdr.Decoder, rep *Reply, replay bool
 }
 
 // run executes the operations and returns the COMPOUND status and the
-// number of results encoded.
+// number of results encoded. It never runs more operations than the
+// request holds: a count beyond them ends in NFS4ERR_BADXDR at the first
+// missing one, and SEQUENCE refuses counts over the session's limit.
 func (c *compound) run() (uint32, int) {
-	for i := 0; i < c.nops; i++ {
+	for i := 0; uint32(i) < c.nops; i++ {
 		op := c.d.Uint32()
 		if c.d.Err() != nil {
 			return c.fail(nfs4.OpIllegal, nfs4.ErrBadXDR), i + 1
@@ -132,14 +126,14 @@ func (c *compound) run() (uint32, int) {
 			return c.fail(op, st), i + 1
 		}
 		st := c.exec(op)
-		if c.rep.replayBody != nil || c.rep.replayReq != nil {
+		if c.rep.replay.ok {
 			return nfs4.OK, 0
 		}
 		if st != nfs4.OK {
 			return st, i + 1
 		}
 	}
-	return nfs4.OK, c.nops
+	return nfs4.OK, int(c.nops)
 }
 
 // gate checks that op may run at position i.
@@ -181,6 +175,7 @@ func (c *compound) exec(op uint32) uint32 {
 	c.e.Uint32(op)
 	statusPos := c.e.Reserve()
 	bodyPos := c.e.Pos()
+	segs := len(c.rep.segs)
 	f := ops[op]
 	var st uint32
 	if f == nil {
@@ -192,11 +187,33 @@ func (c *compound) exec(op uint32) uint32 {
 	if st == nfs4.OK && c.d.Err() != nil {
 		st = nfs4.ErrBadXDR
 	}
+	if st == nfs4.OK {
+		st = c.checkReplySize(segs)
+	}
 	if st != nfs4.OK && !c.keepResult && c.e.Pos() > bodyPos {
 		c.e.Truncate(bodyPos)
 	}
 	c.e.Patch(statusPos, st)
 	return st
+}
+
+// checkReplySize fails an operation whose result took the reply past the
+// session's ca_maxresponsesize (NFS4ERR_REP_TOO_BIG) or, when the client
+// asked for the reply to be cached, past ca_maxresponsesize_cached
+// (NFS4ERR_REP_TOO_BIG_TO_CACHE), per RFC 8881 section 2.10.6.4. READ and
+// READ_PLUS clamp themselves to the room left; a result holding file data
+// cannot be cut back, so it stays (and such a reply is simply not cached).
+func (c *compound) checkReplySize(segs int) uint32 {
+	if len(c.rep.segs) > segs {
+		return nfs4.OK
+	}
+	if c.e.Len() > c.maxResp {
+		return nfs4.ErrRepTooBig
+	}
+	if c.cacheThis && c.rep.cacheCost() > c.maxCached {
+		return nfs4.ErrRepTooBigToCache
+	}
+	return nfs4.OK
 }
 
 // needFH is the common check of ops that act on the current file handle.

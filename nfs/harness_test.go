@@ -26,6 +26,13 @@ type harness struct {
 	xid   uint32
 	sess  [16]byte
 	seq   uint32
+	// uid is the AUTH_SYS uid of calls, owner the EXCHANGE_ID owner
+	// ("owner-1" when empty), clid the client id session() got.
+	uid   uint32
+	owner string
+	clid  uint64
+	// lastReads: the last reply record returned carried file data.
+	lastReads bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -54,6 +61,7 @@ func (h *harness) record(rec []byte) []byte {
 	if rep.Drop {
 		return nil
 	}
+	h.lastReads = len(rep.Reads) > 0
 	for i, rd := range rep.Reads {
 		buf := make([]byte, rd.Len)
 		n, _ := unix.Pread(rd.FD, buf, rd.Off)
@@ -75,6 +83,11 @@ func (h *harness) record(rec []byte) []byte {
 
 // callHeader writes an RPC call header with AUTH_SYS root credentials.
 func callHeader(e *xdr.Encoder, xid, prog, vers, proc uint32) {
+	callHeaderAs(e, xid, prog, vers, proc, 0)
+}
+
+// callHeaderAs writes an RPC call header with AUTH_SYS credentials of uid.
+func callHeaderAs(e *xdr.Encoder, xid, prog, vers, proc, uid uint32) {
 	e.Uint32(xid)
 	e.Uint32(nfs4.MsgCall)
 	e.Uint32(2)
@@ -85,8 +98,8 @@ func callHeader(e *xdr.Encoder, xid, prog, vers, proc uint32) {
 	cred := xdr.NewEncoder(64)
 	cred.Uint32(0)
 	cred.String("test")
-	cred.Uint32(0)
-	cred.Uint32(0)
+	cred.Uint32(uid)
+	cred.Uint32(uid)
 	cred.Uint32(0)
 	e.Opaque(cred.Header())
 	e.Uint32(nfs4.AuthNone)
@@ -105,7 +118,7 @@ func (h *harness) compoundMinor(minor uint32, nops int, build func(e *xdr.Encode
 	h.t.Helper()
 	h.xid++
 	e := xdr.NewEncoder(256)
-	callHeader(e, h.xid, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+	callHeaderAs(e, h.xid, nfs4.ProgramNFS, 4, nfs4.ProcCompound, h.uid)
 	e.String("tag")
 	e.Uint32(minor)
 	e.Uint32(uint32(nops))
@@ -145,7 +158,11 @@ func (h *harness) session() {
 	d, st, _ := h.compound(1, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpExchangeID)
 		e.Fixed([]byte("verifier"))
-		e.String("owner-1")
+		owner := h.owner
+		if owner == "" {
+			owner = "owner-1"
+		}
+		e.String(owner)
 		e.Uint32(nfs4.ExchgIDUseNonPNFS)
 		e.Uint32(nfs4.SP4None)
 		e.Uint32(0)
@@ -155,6 +172,7 @@ func (h *harness) session() {
 	}
 	opResult(h.t, d, nfs4.OpExchangeID, nfs4.OK)
 	clientID := d.Uint64()
+	h.clid = clientID
 	seq := d.Uint32()
 	d, st, _ = h.compound(1, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpCreateSession)

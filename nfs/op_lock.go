@@ -156,7 +156,7 @@ func opLock(c *compound) uint32 {
 	if newOwner {
 		st, s = t.lockStateLocked(c, openSid, clientID, string(owner))
 	} else {
-		st, s = t.findLocked(lockSid)
+		st, s = t.findLocked(c.sess.client, lockSid)
 		if s == nfs4.OK && (st.lock == nil || !st.node.same(c.cfh)) {
 			s = nfs4.ErrBadStateid
 		}
@@ -174,12 +174,30 @@ func opLock(c *compound) uint32 {
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied
 	}
-	n.locks = append(cut(n.locks, st, start, end), lockRange{start, end, write, st})
-	st.lock.ranges = countRanges(n.locks, st)
+	if s := t.setRangesLocked(st, append(cut(n.locks, st, start, end), lockRange{start, end, write, st})); s != nfs4.OK {
+		return s
+	}
 	st.seq++
 	out := nfs4.Stateid{Seqid: st.seq, Other: st.other}
 	c.setCur(out)
 	out.Encode(c.e)
+	return nfs4.OK
+}
+
+// setRangesLocked installs locks as the lock list of st's file, unless the
+// ranges st's client would then hold exceed the server's cap: a client
+// could otherwise grow memory without bound, one range (or one split of a
+// range by LOCKU) at a time. knfsd answers allocation failures here with
+// NFS4ERR_RESOURCE-like errors too.
+func (t *stateTable) setRangesLocked(st *openState, locks []lockRange) uint32 {
+	ranges := countRanges(locks, st)
+	cl := st.client
+	if total := cl.lockRanges - st.lock.ranges + ranges; ranges > st.lock.ranges && total > t.s.cfg.MaxLockRangesPerClient {
+		return nfs4.ErrResource
+	}
+	cl.lockRanges += ranges - st.lock.ranges
+	st.lock.ranges = ranges
+	st.node.locks = locks
 	return nfs4.OK
 }
 
@@ -190,7 +208,7 @@ func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, clientID
 	if s != nfs4.OK {
 		return nil, s
 	}
-	o, s := t.findLocked(openSid)
+	o, s := t.findLocked(c.sess.client, openSid)
 	if s != nfs4.OK {
 		return nil, s
 	}
@@ -203,6 +221,9 @@ func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, clientID
 	key := openKey{owner: "l:" + owner, node: o.node}
 	if st := o.client.opens[key]; st != nil {
 		return st, nfs4.OK
+	}
+	if len(o.client.opens) >= t.s.cfg.MaxOpensPerClient {
+		return nil, nfs4.ErrResource
 	}
 	st := &openState{other: t.newOther(), client: o.client, node: o.node, key: key,
 		lock: &lockOwner{open: o, owner: owner}}
@@ -243,15 +264,12 @@ func opLockt(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
+	_ = clientID // RFC 8881 section 18.11.3: the owner's client is the session's
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// The owner's clientid is ignored: the session names the client
-	// (RFC 8881 section 18.11.3).
-	_ = clientID
-	cl := c.sess.client
 	write := typ == writeLT || typ == writeWLT
-	if l := conflict(c.cfh.locks, cl, string(owner), start, end, write); l != nil {
+	if l := conflict(c.cfh.locks, c.sess.client, string(owner), start, end, write); l != nil {
 		c.keepResult = true
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied
@@ -282,16 +300,17 @@ func opLocku(c *compound) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st, s := t.findLocked(sid)
+	st, s := t.findLocked(c.sess.client, sid)
 	if s != nfs4.OK {
 		return s
 	}
 	if st.lock == nil || !st.node.same(c.cfh) {
 		return nfs4.ErrBadStateid
 	}
-	n := st.node
-	n.locks = cut(n.locks, st, start, end)
-	st.lock.ranges = countRanges(n.locks, st)
+	// An unlock in the middle of a range splits it: capped like LOCK.
+	if s := t.setRangesLocked(st, cut(st.node.locks, st, start, end)); s != nfs4.OK {
+		return s
+	}
 	st.seq++
 	out := nfs4.Stateid{Seqid: st.seq, Other: st.other}
 	c.setCur(out)

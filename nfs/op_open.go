@@ -227,6 +227,9 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 	}
 	o := cl.opens[key]
 	if o == nil {
+		if len(cl.opens) >= t.s.cfg.MaxOpensPerClient {
+			return nfs4.Stateid{}, nfs4.ErrResource
+		}
 		o = &openState{other: t.newOther(), client: cl, node: n, key: key}
 		cl.opens[key] = o
 		t.opens[o.other] = o
@@ -248,7 +251,7 @@ func (c *compound) openStateLocked(sid nfs4.Stateid) (*openState, uint32) {
 	if s != nfs4.OK {
 		return nil, s
 	}
-	o, s := c.s.state.findLocked(sid)
+	o, s := c.s.state.findLocked(c.sess.client, sid)
 	if s != nfs4.OK {
 		return nil, s
 	}
@@ -316,7 +319,7 @@ func opTestStateid(c *compound) uint32 {
 	for i := 0; i < n; i++ {
 		sid := nfs4.DecodeStateid(c.d)
 		t.mu.Lock()
-		_, s := t.findLocked(sid)
+		_, s := t.findLocked(c.sess.client, sid)
 		t.mu.Unlock()
 		c.e.Uint32(s)
 	}
@@ -331,7 +334,7 @@ func opFreeStateid(c *compound) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o, s := t.findLocked(sid)
+	o, s := t.findLocked(c.sess.client, sid)
 	if s != nfs4.OK {
 		return s
 	}

@@ -129,7 +129,7 @@ func opRead(c *compound) uint32 {
 	countPos := e.Reserve()
 	e.Patch(countPos, uint32(a.n))
 	if a.n > 0 {
-		c.rep.addRead(a.fd, c.directFor(a.n), 0, int64(a.off), a.n)
+		c.rep.addRead(c.cfh, a.fd, c.directFor(a.n), 0, int64(a.off), a.n)
 		c.rep.addSeg(countPos, eofPos, 0, a.n)
 	}
 	return nfs4.OK
@@ -218,7 +218,7 @@ func (c *compound) encodeSegments(fd int, segs []extent, eofPos int) {
 		}
 		last := segs[j-1]
 		start := s.off
-		c.rep.addRead(fd, c.directFor(int(last.end-start)), 0, start, int(last.end-start))
+		c.rep.addRead(c.cfh, fd, c.directFor(int(last.end-start)), 0, start, int(last.end-start))
 		for k := i; k < j; k++ {
 			r := segs[k]
 			if r.hole {

@@ -103,7 +103,13 @@ func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update b
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	old := t.owners[owner]
-	if old != nil && old.verifier == verf {
+	if old != nil && old.principal != uid && old.hasState() {
+		// RFC 8881 section 18.35.5: another principal using this owner
+		// while the record holds state is a collision, not a reboot; it
+		// must not replace (and so destroy) the owner's state.
+		return clientView{}, nfs4.ErrClidInuse
+	}
+	if old != nil && old.verifier == verf && old.principal == uid {
 		old.renew()
 		return clientView{old.id, old.csSeq, old.confirmed}, nfs4.OK
 	}
@@ -115,6 +121,9 @@ func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update b
 	}
 	if old != nil && !old.confirmed {
 		t.removeClientLocked(old)
+	}
+	if !t.roomForClientLocked() {
+		return clientView{}, nfs4.ErrDelay
 	}
 	c := &client{
 		id: t.newClientID(), owner: owner, verifier: verf, principal: uid, csSeq: 1,
@@ -209,7 +218,8 @@ func opCreateSession(c *compound) uint32 {
 	fore.headerPad = 0
 	fore.maxReq = min32(fore.maxReq, max)
 	fore.maxResp = min32(fore.maxResp, max)
-	fore.maxRespCached = min32(fore.maxRespCached, 64<<10)
+	// 0 from the client (the Linux client sends 0) means no preference.
+	fore.maxRespCached = min32(minU32(fore.maxRespCached, uint32(s.cfg.MaxCachedReply)), uint32(s.cfg.MaxCachedReply))
 	fore.maxOps = min32(fore.maxOps, 64)
 	fore.maxReqs = min32(minU32(fore.maxReqs, uint32(s.cfg.Slots)), uint32(s.cfg.Slots))
 	if fore.maxReqs == 0 || fore.maxOps < 2 || fore.maxReq < 512 || fore.maxResp < 512 {
@@ -228,12 +238,26 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	if cl == nil {
 		return nfs4.ErrStaleClientid
 	}
+	if cl.principal != c.cred.UID {
+		// RFC 8881 section 18.36.4 (and knfsd's same_creds check): only
+		// the principal that made the client record may create its
+		// sessions, or anyone who learnt a client id could act as it.
+		return nfs4.ErrClidInuse
+	}
 	switch {
 	case seq == cl.csSeq-1 && cl.csReply != nil:
 		c.e.Fixed(cl.csReply)
 		return nfs4.OK
 	case seq != cl.csSeq:
 		return nfs4.ErrSeqMisordered
+	case len(cl.sessions) >= t.s.cfg.MaxSessionsPerClient:
+		return nfs4.ErrNospc
+	}
+	// Checked before the sequence id moves: a refused CREATE_SESSION is
+	// not one the client's retry would replay.
+	fore.maxReqs = t.reserveSlotsLocked(fore.maxReqs, fore.maxRespCached)
+	if fore.maxReqs == 0 {
+		return nfs4.ErrDelay
 	}
 	cl.csSeq++
 	if !cl.confirmed {
@@ -248,7 +272,11 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	}
 	cl.renew()
 	sess := &session{client: cl, fore: fore, slots: make([]slot, fore.maxReqs)}
-	sess.id = t.newSessionID(clientID)
+	sess.id = t.newSessionID()
+	sess.drc = slotsCost(fore.maxReqs, fore.maxRespCached)
+	// RFC 8881 section 18.36.4: the connection CREATE_SESSION came on is
+	// bound to the new session.
+	sess.bind(c.conn)
 	t.sessions[sess.id] = sess
 	cl.sessions[sess.id] = sess
 	start := c.e.Pos()
@@ -261,13 +289,47 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	return nfs4.OK
 }
 
-func (t *stateTable) newSessionID(clientID uint64) [nfs4.SessionIDSize]byte {
-	var id [nfs4.SessionIDSize]byte
-	o := t.newOther()
-	copy(id[:4], o[:4]) // boot epoch
-	putU64(id[4:], clientID)
-	copy(id[12:], o[8:])
-	return id
+// maxBoundConns bounds a session's connection list; the oldest binding is
+// forgotten first (a client reconnecting over and over must not grow it).
+const maxBoundConns = 16
+
+// bind associates conn with the session.
+func (sess *session) bind(conn *Conn) {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.bindLocked(conn)
+}
+
+// bindLocked is bind with sess.mu held.
+func (sess *session) bindLocked(conn *Conn) {
+	if conn == nil {
+		return
+	}
+	for _, id := range sess.conns {
+		if id == conn.ID {
+			return
+		}
+	}
+	if len(sess.conns) >= maxBoundConns {
+		copy(sess.conns, sess.conns[1:])
+		sess.conns = sess.conns[:len(sess.conns)-1]
+	}
+	sess.conns = append(sess.conns, conn.ID)
+}
+
+// boundTo reports whether conn is bound to the session.
+func (sess *session) boundTo(conn *Conn) bool {
+	if conn == nil {
+		return false
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	for _, id := range sess.conns {
+		if id == conn.ID {
+			return true
+		}
+	}
+	return false
 }
 
 func opSequence(c *compound) uint32 {
@@ -276,7 +338,7 @@ func opSequence(c *compound) uint32 {
 	seq := d.Uint32()
 	slotID := d.Uint32()
 	highest := d.Uint32()
-	d.Bool() // cachethis: every reply is cached (or re-executable)
+	cacheThis := d.Bool()
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -284,8 +346,13 @@ func opSequence(c *compound) uint32 {
 	if sess == nil {
 		return nfs4.ErrBadsession
 	}
-	if uint32(c.nops) > sess.fore.maxOps {
+	// RFC 8881 section 2.10.6.4: the session's limits, checked before the
+	// slot is touched.
+	if c.nops > sess.fore.maxOps {
 		return nfs4.ErrTooManyOps
+	}
+	if c.recLen > int(sess.fore.maxReq) {
+		return nfs4.ErrReqTooBig
 	}
 	nslots := uint32(len(sess.slots))
 	if slotID >= nslots {
@@ -294,17 +361,17 @@ func opSequence(c *compound) uint32 {
 	if highest >= nslots || highest < slotID {
 		return nfs4.ErrBadHighSlot
 	}
-	if !c.replay {
-		if st := c.takeSlot(sess, slotID, seq); st != nfs4.OK {
-			return st
-		}
-		if c.rep.replayBody != nil || c.rep.replayReq != nil {
-			return nfs4.OK
-		}
+	if st := c.takeSlot(sess, slotID, seq); st != nfs4.OK {
+		return st
+	}
+	if c.rep.replay.ok {
+		return nfs4.OK
 	}
 	c.sess = sess
+	c.cacheThis = cacheThis
 	sess.client.renew()
 	c.maxResp = int(sess.fore.maxResp)
+	c.maxCached = int(sess.fore.maxRespCached)
 	e := c.e
 	e.Fixed(sess.id[:])
 	e.Uint32(seq)
@@ -315,36 +382,10 @@ func opSequence(c *compound) uint32 {
 	return nfs4.OK
 }
 
-// takeSlot applies the slot rules of RFC 8881 section 2.10.6.1.
-func (c *compound) takeSlot(sess *session, slotID, seq uint32) uint32 {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	sl := &sess.slots[slotID]
-	switch seq {
-	case sl.seq + 1:
-		sl.seq = seq
-		sl.inUse = true
-		sl.cached = cacheNone
-		c.rep.slot, c.rep.sess, c.rep.slotSeq = sl, sess, seq
-		return nfs4.OK
-	case sl.seq:
-		// Retransmits are rare: copying what the slot keeps is fine here,
-		// and keeps it safe from the slot's next request.
-		switch {
-		case sl.inUse:
-			return nfs4.ErrDelay
-		case sl.cached == cacheRequest:
-			c.rep.replayReq = append([]byte(nil), sl.request...)
-		case sl.cached == cacheReply:
-			c.rep.replayBody = append([]byte(nil), sl.reply...)
-		default:
-			return nfs4.ErrRetryUncachedRep
-		}
-		return nfs4.OK
-	}
-	return nfs4.ErrSeqMisordered
-}
-
+// opDestroySession destroys a session. RFC 8881 section 18.37.3: it must
+// come on a connection bound to that session
+// (NFS4ERR_CONN_NOT_BOUND_TO_SESSION otherwise), so knowing a session id is
+// not enough to destroy another client's session.
 func opDestroySession(c *compound) uint32 {
 	sid := c.d.Fixed(nfs4.SessionIDSize)
 	if c.d.Err() != nil {
@@ -359,8 +400,13 @@ func opDestroySession(c *compound) uint32 {
 	if sess == nil {
 		return nfs4.ErrBadsession
 	}
-	delete(t.sessions, k)
-	delete(sess.client.sessions, k)
+	if !sess.boundTo(c.conn) {
+		return nfs4.ErrConnNotBound
+	}
+	if sess.client.principal != c.cred.UID {
+		return nfs4.ErrWrongCred
+	}
+	t.removeSessionLocked(sess)
 	if c.sess == sess {
 		// The reply still goes out; the slot is simply not cached.
 		c.rep.slot = nil
@@ -368,6 +414,8 @@ func opDestroySession(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// opDestroyClientid destroys a client record without sessions. Only its
+// principal may (knfsd checks the same through mach_creds_match).
 func opDestroyClientid(c *compound) uint32 {
 	id := c.d.Uint64()
 	if c.d.Err() != nil {
@@ -380,6 +428,9 @@ func opDestroyClientid(c *compound) uint32 {
 	if cl == nil {
 		return nfs4.ErrStaleClientid
 	}
+	if cl.principal != c.cred.UID {
+		return nfs4.ErrWrongCred
+	}
 	if len(cl.sessions) > 0 {
 		return nfs4.ErrClientidBusy
 	}
@@ -387,6 +438,9 @@ func opDestroyClientid(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// opBindConnToSession binds the connection to a session; only the
+// client's principal may (RFC 8881 section 18.34.3; with SP4_NONE the
+// principal is the AUTH_SYS uid that made the client record).
 func opBindConnToSession(c *compound) uint32 {
 	sid := c.d.Fixed(nfs4.SessionIDSize)
 	dir := c.d.Uint32()
@@ -405,6 +459,10 @@ func opBindConnToSession(c *compound) uint32 {
 		// There is no back channel to bind.
 		return nfs4.ErrInval
 	}
+	if sess.client.principal != c.cred.UID {
+		return nfs4.ErrWrongCred
+	}
+	sess.bind(c.conn)
 	c.e.Fixed(sess.id[:])
 	c.e.Uint32(nfs4.CDRFore)
 	c.e.Bool(false)

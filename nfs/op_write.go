@@ -143,7 +143,7 @@ func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s uint32) {
 			return -1, nfs4.ErrAccess
 		}
 	default:
-		if s := c.s.state.checkWrite(sid, n); s != nfs4.OK {
+		if s := c.s.state.checkWrite(c.sess.client, sid, n); s != nfs4.OK {
 			return -1, s
 		}
 	}

@@ -19,15 +19,17 @@ type Read struct {
 	// Align is the O_DIRECT alignment for Direct (0 when unknown).
 	Align int
 
-	first, last int // the reply's segs this read fills
+	first, last int   // the reply's segs this read fills
+	node        *node // the file, for a retransmit's re-read
 }
 
 // readSeg is one borrowed piece of a reply filled from part of a Read's
 // buffer: the data of a READ, or one DATA segment of a READ_PLUS.
 type readSeg struct {
 	piece    int // encoder piece
-	countPos int // position of the length field before the data
-	eofPos   int // position of the eof bool
+	at       int // header position the piece follows
+	countPos int // position of the length field before the data, or -1
+	eofPos   int // position of the eof bool, or -1
 	off, n   int // where in the read's buffer, and how much
 }
 
@@ -45,15 +47,16 @@ type Reply struct {
 	// Drop means there is nothing to send.
 	Drop bool
 
-	markPos     int // record marker
-	bodyPos     int // start of the COMPOUND result, for the reply cache
-	slot        *slot
-	sess        *session
-	slotSeq     uint32
-	keptRequest bool // the slot keeps the request, for re-execution
-	// replayBody or replayReq is set by SEQUENCE on a retransmit.
-	replayBody []byte
-	replayReq  []byte
+	markPos int // record marker
+	bodyPos int // start of the COMPOUND result, for the reply cache
+	slot    *slot
+	sess    *session
+	slotSeq uint32
+	// replay is set by SEQUENCE on a retransmit: the slot's cached reply.
+	replay replyCache
+	// zeroFill: short reads are padded with zeros rather than shortening
+	// the reply, whose lengths are fixed (a replayed reply).
+	zeroFill bool
 
 	// Scratch kept with the pooled reply so a request allocates nothing.
 	pinned  []*node // nodes whose descriptors the reads use
@@ -81,8 +84,9 @@ func (r *Reply) Reset() {
 	r.pinned = r.pinned[:0]
 	r.Close, r.Drop = false, false
 	r.markPos, r.bodyPos = 0, 0
-	r.replayBody, r.replayReq = nil, nil
-	r.slot, r.sess, r.slotSeq, r.keptRequest, r.xid = nil, nil, 0, false, 0
+	r.replay.ok, r.zeroFill = false, false
+	clear(r.replay.reads) // let go of nodes
+	r.slot, r.sess, r.slotSeq, r.xid = nil, nil, 0, 0
 }
 
 // CompleteRead hands the engine's data for Reads[i] to the reply. data may be
@@ -94,6 +98,12 @@ func (r *Reply) CompleteRead(i int, data []byte) {
 	for k := rd.first; k < rd.last; k++ {
 		sg := &r.segs[k]
 		avail := min(max(len(data)-sg.off, 0), sg.n)
+		if avail < sg.n && r.zeroFill {
+			buf := make([]byte, sg.n)
+			copy(buf, data[sg.off:sg.off+avail])
+			r.Enc.SetBorrowed(sg.piece, buf)
+			continue
+		}
 		if avail == 0 {
 			r.Enc.SetBorrowed(sg.piece, nil)
 		} else {
@@ -102,6 +112,7 @@ func (r *Reply) CompleteRead(i int, data []byte) {
 		if avail < sg.n {
 			r.Enc.Patch(sg.countPos, uint32(avail))
 			r.Enc.Patch(sg.eofPos, 1)
+			sg.n = avail // what the slot's reply cache keeps
 		}
 	}
 }
@@ -126,14 +137,15 @@ func (r *Reply) pin(n *node) {
 
 // addRead plans a read of n bytes at off; addSeg then places parts of it
 // in the reply.
-func (r *Reply) addRead(fd, direct, align int, off int64, n int) {
+func (r *Reply) addRead(nd *node, fd, direct, align int, off int64, n int) {
 	r.Reads = append(r.Reads, Read{FD: fd, Direct: direct, Align: align, Off: off, Len: n,
-		first: len(r.segs), last: len(r.segs)})
+		first: len(r.segs), last: len(r.segs), node: nd})
 }
 
 // addSeg borrows a piece for n bytes at offset off of the last planned read.
 func (r *Reply) addSeg(countPos, eofPos, off, n int) {
+	at := r.Enc.Pos()
 	p := r.Enc.Borrow(nil)
-	r.segs = append(r.segs, readSeg{piece: p, countPos: countPos, eofPos: eofPos, off: off, n: n})
+	r.segs = append(r.segs, readSeg{piece: p, at: at, countPos: countPos, eofPos: eofPos, off: off, n: n})
 	r.Reads[len(r.Reads)-1].last = len(r.segs)
 }

@@ -42,10 +42,22 @@ type Config struct {
 	Slots int
 	// LeaseTime is the lease in seconds (default 90).
 	LeaseTime uint32
-	Logger    *slog.Logger
 	// StateDir keeps what must survive a restart: the key that signs file
 	// handles. Empty: a key for this process only (tests).
 	StateDir string
+	// Caps on per-client state (defaults in limits.go). Past them a
+	// client gets an NFS error, never more of the server's memory.
+	MaxClients             int // client records (EXCHANGE_ID answers NFS4ERR_DELAY past it)
+	MaxSessionsPerClient   int // CREATE_SESSION answers NFS4ERR_NOSPC past it
+	MaxOpensPerClient      int // open and lock stateids (NFS4ERR_RESOURCE past it)
+	MaxLockRangesPerClient int // byte-range locks held (NFS4ERR_RESOURCE past it)
+	// MaxCachedReply is the ca_maxresponsesize_cached offered: what a slot
+	// keeps of a reply, file data excluded.
+	MaxCachedReply int
+	// ReplyCacheMemory bounds the reply caches of all sessions together;
+	// sessions made when it runs low get fewer slots.
+	ReplyCacheMemory int64
+	Logger           *slog.Logger
 	// IO performs file writes; nil means PlainIO. Engines supply one that
 	// plans direct and buffered I/O.
 	IO FileIO
@@ -122,6 +134,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.AnonGID == 0 {
 		cfg.AnonGID = defaultAnonID
 	}
+	cfg.applyLimitDefaults()
 	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now(), pseudo: len(cfg.Exports) > 1}
 	key, err := loadHandleKey(cfg.StateDir)
 	if err != nil {
@@ -218,7 +231,7 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 	case call.proc == nfs4.ProcNull:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptSuccess)
 	case call.proc == nfs4.ProcCompound:
-		s.compound(&call, d, rec, rep)
+		s.compound(c, &call, d, rec, rep)
 	default:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProcUnavail)
 	}
@@ -234,7 +247,9 @@ func (s *Server) Complete(rep *Reply) {
 
 // reapLeases drops the state of clients that stopped renewing their lease.
 func (s *Server) reapLeases() {
-	t := time.NewTicker(time.Duration(s.cfg.LeaseTime) * time.Second / 2)
+	// Often enough that unconfirmed clients go about unconfirmedTTL after
+	// their EXCHANGE_ID.
+	t := time.NewTicker(min(time.Duration(s.cfg.LeaseTime)*time.Second/2, unconfirmedTTL))
 	defer t.Stop()
 	for {
 		select {

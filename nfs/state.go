@@ -1,10 +1,11 @@
 package nfs
 
 import (
+	crand "crypto/rand"
 	"encoding/binary"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
@@ -17,12 +18,15 @@ type stateTable struct {
 	s  *Server
 	mu sync.Mutex
 
-	nextClient uint32
-	nextState  uint64
-	clients    map[uint64]*client
-	owners     map[string]*client
-	sessions   map[[nfs4.SessionIDSize]byte]*session
-	opens      map[[nfs4.OtherSize]byte]*openState
+	// rng makes client ids, session ids and stateids: a CSPRNG seeded
+	// once per boot, so another client cannot guess them (issue 8.6) and
+	// making one costs no system call.
+	rng      *rand.ChaCha8
+	drcUsed  int64 // reply cache memory reserved by sessions' slots
+	clients  map[uint64]*client
+	owners   map[string]*client
+	sessions map[[nfs4.SessionIDSize]byte]*session
+	opens    map[[nfs4.OtherSize]byte]*openState
 }
 
 type client struct {
@@ -36,8 +40,9 @@ type client struct {
 	csSeq       uint32
 	csReply     []byte
 	sessions    map[[nfs4.SessionIDSize]byte]*session
-	opens       map[openKey]*openState
-	renewed     atomic.Int64 // unix nanoseconds of the last renewal
+	opens       map[openKey]*openState // open and lock stateids
+	lockRanges  int                    // byte ranges its lock stateids hold
+	renewed     atomic.Int64           // unix nanoseconds of the last renewal
 	reclaimDone bool
 }
 
@@ -50,34 +55,26 @@ type session struct {
 	id     [nfs4.SessionIDSize]byte
 	client *client
 	fore   channelAttrs
+	drc    int64 // reply cache memory its slots reserved
 
 	mu    sync.Mutex
 	slots []slot
+	// conns are the connections bound to the session (RFC 8881 section
+	// 2.10.3.1), most recent last; DESTROY_SESSION must come on one.
+	conns []uint64
 }
 
 type channelAttrs struct {
 	headerPad, maxReq, maxResp, maxRespCached, maxOps, maxReqs uint32
 }
 
+// slot is one entry of a session's slot table (RFC 8881 section 2.10.6.1).
+// Its reply cache is in slotcache.go.
 type slot struct {
 	seq   uint32
 	inUse bool
-	// A finished request leaves either its encoded COMPOUND result (reply)
-	// or, when the reply carried file data, the request itself to run again
-	// (request): re-reading is cheaper than caching megabytes per slot. The
-	// buffers are reused from request to request.
-	cached  slotCache
-	reply   []byte
-	request []byte
+	cache replyCache
 }
-
-type slotCache int
-
-const (
-	cacheNone slotCache = iota
-	cacheReply
-	cacheRequest
-)
 
 // openState is the state behind an open or a lock stateid. A lock
 // stateid (lock != nil) takes its access from the open it came from.
@@ -100,8 +97,13 @@ type lockOwner struct {
 }
 
 func newStateTable(s *Server) *stateTable {
+	var seed [32]byte
+	if _, err := crand.Read(seed[:]); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
 	return &stateTable{
 		s:        s,
+		rng:      rand.NewChaCha8(seed),
 		clients:  make(map[uint64]*client),
 		owners:   make(map[string]*client),
 		sessions: make(map[[nfs4.SessionIDSize]byte]*session),
@@ -109,25 +111,47 @@ func newStateTable(s *Server) *stateTable {
 	}
 }
 
-// newOther returns a fresh stateid "other" field: the boot epoch then a
-// counter, so stateids from an earlier server instance read as stale.
+// newOther returns a fresh stateid "other" field: the boot epoch, so that
+// stateids from an earlier server instance read as stale, then 64 random
+// bits, so that no client can name another's state by guessing.
 func (t *stateTable) newOther() [nfs4.OtherSize]byte {
-	t.nextState++
-	var o [nfs4.OtherSize]byte
-	binary.BigEndian.PutUint32(o[:4], t.s.boot)
-	binary.BigEndian.PutUint64(o[4:], t.nextState)
-	return o
+	for {
+		var o [nfs4.OtherSize]byte
+		binary.BigEndian.PutUint32(o[:4], t.s.boot)
+		binary.BigEndian.PutUint64(o[4:], t.rng.Uint64())
+		if t.opens[o] == nil {
+			return o
+		}
+	}
 }
 
+// newClientID returns a fresh client id: boot epoch and 32 random bits.
 func (t *stateTable) newClientID() uint64 {
-	t.nextClient++
-	return uint64(t.s.boot)<<32 | uint64(t.nextClient)
+	for {
+		id := uint64(t.s.boot)<<32 | t.rng.Uint64()&0xffffffff
+		if t.clients[id] == nil {
+			return id
+		}
+	}
+}
+
+// newSessionID returns a fresh session id: boot epoch and 96 random bits.
+func (t *stateTable) newSessionID() [nfs4.SessionIDSize]byte {
+	for {
+		var id [nfs4.SessionIDSize]byte
+		binary.BigEndian.PutUint32(id[:4], t.s.boot)
+		binary.BigEndian.PutUint64(id[4:], t.rng.Uint64())
+		binary.BigEndian.PutUint32(id[12:], uint32(t.rng.Uint64()))
+		if t.sessions[id] == nil {
+			return id
+		}
+	}
 }
 
 // removeClientLocked drops a client with all its sessions and state.
 func (t *stateTable) removeClientLocked(c *client) {
-	for id := range c.sessions {
-		delete(t.sessions, id)
+	for _, sess := range c.sessions {
+		t.removeSessionLocked(sess)
 	}
 	for _, o := range c.opens {
 		t.dropLocked(o)
@@ -166,48 +190,21 @@ func (t *stateTable) dropLocked(o *openState) {
 	}
 	if o.lock != nil {
 		n.locks = removeOwnerLocks(n.locks, o)
+		o.client.lockRanges -= o.lock.ranges
+		o.lock.ranges = 0
 	}
 }
 
-// finishSlot stores a finished reply in its slot for retransmits.
-func (t *stateTable) finishSlot(rep *Reply) {
-	sl := rep.slot
-	sess := rep.sess
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	if sl.seq != rep.slotSeq {
-		return
-	}
-	sl.inUse = false
-	if rep.keptRequest {
-		sl.cached = cacheRequest
-		return
-	}
-	sl.reply = append(sl.reply[:0], rep.Enc.Header()[rep.bodyPos:]...)
-	sl.cached = cacheReply
-}
-
-// keepRequest copies a request whose reply carries file data into its
-// slot, to re-execute on a retransmit.
-func (t *stateTable) keepRequest(rep *Reply, rec []byte) {
-	rep.sess.mu.Lock()
-	defer rep.sess.mu.Unlock()
-	if rep.slot.seq == rep.slotSeq {
-		rep.slot.request = append(rep.slot.request[:0], rec...)
-		rep.keptRequest = true
-	}
-}
-
-// stateStatus checks a stateid against node n for I/O, per RFC 8881
-// section 8.2: special stateids pass, unknown ones are bad, ones from an
-// earlier boot are stale, and a seqid other than 0 must be current.
-func (t *stateTable) checkIO(sid nfs4.Stateid, n *node) uint32 {
+// checkIO checks a stateid of client cl against node n for I/O, per RFC
+// 8881 section 8.2: special stateids pass, unknown ones are bad, ones from
+// an earlier boot are stale, and a seqid other than 0 must be current.
+func (t *stateTable) checkIO(cl *client, sid nfs4.Stateid, n *node) uint32 {
 	if sid == nfs4.AnonStateid || sid == nfs4.BypassStateid {
 		return nfs4.OK
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o, st := t.findLocked(sid)
+	o, st := t.findLocked(cl, sid)
 	if st != nfs4.OK {
 		return st
 	}
@@ -217,11 +214,11 @@ func (t *stateTable) checkIO(sid nfs4.Stateid, n *node) uint32 {
 	return nfs4.OK
 }
 
-// checkWrite checks an open or lock stateid for writing n.
-func (t *stateTable) checkWrite(sid nfs4.Stateid, n *node) uint32 {
+// checkWrite checks an open or lock stateid of client cl for writing n.
+func (t *stateTable) checkWrite(cl *client, sid nfs4.Stateid, n *node) uint32 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o, st := t.findLocked(sid)
+	o, st := t.findLocked(cl, sid)
 	if st != nfs4.OK {
 		return st
 	}
@@ -237,12 +234,16 @@ func (t *stateTable) checkWrite(sid nfs4.Stateid, n *node) uint32 {
 	return nfs4.OK
 }
 
-func (t *stateTable) findLocked(sid nfs4.Stateid) (*openState, uint32) {
+// findLocked looks sid up among the state of client cl. Another client's
+// stateid is as unknown as one never issued (RFC 8881 section 8.2.4: a
+// stateid is valid only for the client it was given to), so it cannot be
+// used to read, write, lock or close through someone else's open.
+func (t *stateTable) findLocked(cl *client, sid nfs4.Stateid) (*openState, uint32) {
 	if binary.BigEndian.Uint32(sid.Other[:4]) != t.s.boot {
 		return nil, nfs4.ErrStaleStateid
 	}
 	o := t.opens[sid.Other]
-	if o == nil {
+	if o == nil || o.client != cl {
 		return nil, nfs4.ErrBadStateid
 	}
 	switch {
@@ -253,19 +254,3 @@ func (t *stateTable) findLocked(sid nfs4.Stateid) (*openState, uint32) {
 	}
 	return nil, nfs4.ErrBadStateid
 }
-
-// expire drops clients whose lease ran out. Called periodically.
-func (t *stateTable) expire(now time.Time) {
-	lease := time.Duration(t.s.cfg.LeaseTime) * time.Second
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range t.clients {
-		// Two leases of grace: a client busy on a slow link keeps its state.
-		if now.Sub(time.Unix(0, c.renewed.Load())) > 2*lease {
-			t.s.log.Info("lease expired", "clientid", c.id)
-			t.removeClientLocked(c)
-		}
-	}
-}
-
-func putU64(b []byte, v uint64) { binary.BigEndian.PutUint64(b, v) }

@@ -36,6 +36,9 @@ func (h *harness) open(name string, deny uint32) (nfs4.Stateid, uint32) {
 }
 
 func (h *harness) clientID() uint64 {
+	if h.clid != 0 {
+		return h.clid
+	}
 	for _, c := range h.s.state.clients {
 		return c.id
 	}

@@ -87,6 +87,12 @@ func run() error {
 	sendZC := flag.Bool("send-zc", false, "io_uring engine: send replies of 64 KiB and more with SENDMSG_ZC (measured slower over loopback; try it on a real NIC)")
 	directIO := flag.String("direct-reads", "auto", "O_DIRECT for file reads in the io_uring engine: auto (where measured to pay: buffered on page-cache-hot data), on or off")
 	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
+	maxClients := flag.Int("max-clients", 0, "client records kept at once (0: default 1024); past it EXCHANGE_ID answers NFS4ERR_DELAY")
+	maxSessions := flag.Int("max-sessions", 0, "sessions per client (0: default 16); past it CREATE_SESSION answers NFS4ERR_NOSPC")
+	maxOpens := flag.Int("max-opens", 0, "open and lock stateids per client (0: default 8192); past it NFS4ERR_RESOURCE")
+	maxLocks := flag.Int("max-lock-ranges", 0, "byte-range locks per client (0: default 8192); past it NFS4ERR_RESOURCE")
+	cacheMem := flag.Int64("reply-cache-mem", 0, "bytes all session slots together may keep for retransmits (0: default 128 MiB); sessions made past it get fewer slots")
+	maxCached := flag.Int("max-cached-reply", 0, "bytes a session slot keeps of a reply for retransmits, file data excluded (0: default 16384)")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
 	flag.Parse()
@@ -122,7 +128,9 @@ func run() error {
 	}
 	fio := engine.NewFileIO(mode)
 	fio.NoSplit = !*splitWrites
-	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir})
+	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir,
+		MaxClients: *maxClients, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
+		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem})
 	if err != nil {
 		return err
 	}
