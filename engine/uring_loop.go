@@ -60,7 +60,10 @@ type loop struct {
 	mu      sync.Mutex
 	inConns []newConn
 	inReqs  []*ureq
+	inClose []*uconn // connections evicted by the partial-record budget
 	stopReq bool
+	// sweepDue: the sweeper asks for a timeout check.
+	sweepDue atomic.Bool
 
 	efdArmed  bool
 	cancelled bool // the eventfd read is being cancelled
@@ -259,6 +262,7 @@ func (l *loop) postConn(fd int, remote string) {
 	if l.stopReq {
 		l.mu.Unlock()
 		unix.Close(fd)
+		l.e.gate.leave()
 		return
 	}
 	l.inConns = append(l.inConns, newConn{fd, remote})
@@ -271,6 +275,27 @@ func (l *loop) postReq(r *ureq) {
 	l.inReqs = append(l.inReqs, r)
 	l.mu.Unlock()
 	l.notify()
+}
+
+// postClose asks the loop to close c; any goroutine may call it. A
+// stopping loop closes everything anyway, and may have closed its eventfd.
+func (l *loop) postClose(c *uconn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.stopReq {
+		l.inClose = append(l.inClose, c)
+		l.notify()
+	}
+}
+
+// askSweep asks the loop for a timeout sweep (see sweep).
+func (l *loop) askSweep() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.stopReq {
+		l.sweepDue.Store(true)
+		l.notify()
+	}
 }
 
 func (l *loop) stop() {
@@ -292,14 +317,23 @@ func (l *loop) onWake(c ring.CQE) {
 	l.efdArmed = false
 	l.wake.Store(false)
 	l.mu.Lock()
-	conns, reqs, stop := l.inConns, l.inReqs, l.stopReq
-	l.inConns, l.inReqs = nil, nil
+	conns, reqs, closes, stop := l.inConns, l.inReqs, l.inClose, l.stopReq
+	l.inConns, l.inReqs, l.inClose = nil, nil, nil
 	l.mu.Unlock()
 	for _, nc := range conns {
 		l.addConn(nc.fd, nc.remote)
 	}
 	for _, r := range reqs {
 		r.onHandled()
+	}
+	for _, c := range closes {
+		if !c.closing { // not closed (and freed) since
+			c.l.e.opts.Logger.Debug("uring: closing connection", "remote", c.st.Remote, "err", errPartialBudget)
+			c.close()
+		}
+	}
+	if l.sweepDue.Swap(false) {
+		l.sweep()
 	}
 	if stop && !l.stopping {
 		l.stopping = true
@@ -313,5 +347,23 @@ func (l *loop) onWake(c ring.CQE) {
 	// from workers through the eventfd even while stopping.
 	if !l.stopping || l.live > 0 {
 		l.armWake()
+	}
+}
+
+// sweep closes the connections that overstayed a timeout (see
+// timeouts.verdict).
+func (l *loop) sweep() {
+	now := time.Now()
+	o := &l.e.opts
+	for _, c := range l.conns {
+		if c == nil || c.closing {
+			continue
+		}
+		busy := c.inflight > 0 && !c.sending
+		if why := c.tmo.verdict(now, o, busy, c.asm.partial(), c.paused, c.asm.records); why != "" {
+			o.Logger.Debug("uring: closing connection", "remote", c.st.Remote, "err", why)
+			c.close()
+			c.maybeDone()
+		}
 	}
 }
