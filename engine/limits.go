@@ -126,9 +126,11 @@ func (g *connGate) leave() { g.open.Add(-1) }
 // partialBudget bounds the memory held by records still being received,
 // server-wide. Record buffers grow with the bytes received, so a client
 // pays for what it has sent; past the budget the connection whose partial
-// record is the oldest is closed (evicted). A legitimate client completes
-// its records within moments, so the oldest partial records are those of
-// clients that send slowly or stop mid-record.
+// record has gone longest without growing is closed (evicted). A
+// legitimate client's record keeps growing until it completes, within
+// moments, so the records at the front are those of clients that send
+// slowly or stopped mid-record. A record that arrives whole in one read
+// is never charged: it is not held waiting for anything.
 type partialBudget struct {
 	max int64
 
@@ -158,9 +160,9 @@ func (b *partialBudget) hold(evict func()) *partialHold {
 	return &partialHold{b: b, evict: evict}
 }
 
-// grow charges n more bytes for h's record, which joins the list of
-// holders (as the newest) if it was not on it. It reports false when h is
-// itself the oldest holder left and the budget is spent: the caller then
+// grow charges n more bytes for h's record, which moves to the back of
+// the list of holders (it made progress). It reports false when h is
+// itself the only holder left and the budget is spent: the caller then
 // closes its connection. Evicted holders' bytes count as freed at once;
 // their connections free the memory moments later.
 func (h *partialHold) grow(n int) bool {
@@ -170,11 +172,12 @@ func (h *partialHold) grow(n int) bool {
 	if h.evicted {
 		return false
 	}
-	if h.next == nil {
-		h.prev, h.next = b.head.prev, &b.head
-		b.head.prev.next = h
-		b.head.prev = h
+	if h.next != nil { // progress: to the back of the list
+		h.prev.next, h.next.prev = h.next, h.prev
 	}
+	h.prev, h.next = b.head.prev, &b.head
+	b.head.prev.next = h
+	b.head.prev = h
 	for b.used+int64(n) > b.max {
 		old := b.head.next
 		if old == h {

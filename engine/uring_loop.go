@@ -64,6 +64,7 @@ type loop struct {
 	stopReq bool
 	// sweepDue: the sweeper asks for a timeout check.
 	sweepDue atomic.Bool
+	closeDue atomic.Bool // inClose is not empty
 
 	efdArmed  bool
 	cancelled bool // the eventfd read is being cancelled
@@ -196,6 +197,9 @@ func (l *loop) serve() {
 			l.complete(l.cqes[i])
 		}
 		l.r.Advance(uint32(n))
+		if l.closeDue.Load() {
+			l.closePosted()
+		}
 	}
 }
 
@@ -284,7 +288,26 @@ func (l *loop) postClose(c *uconn) {
 	defer l.mu.Unlock()
 	if !l.stopReq {
 		l.inClose = append(l.inClose, c)
+		l.closeDue.Store(true)
 		l.notify()
+	}
+}
+
+// closePosted closes the connections postClose named. The loop checks
+// after every batch of completions as well as on a wake: evictions mostly
+// come from the loop itself, and the memory they free should not wait.
+func (l *loop) closePosted() {
+	l.mu.Lock()
+	closes := l.inClose
+	l.inClose = nil
+	l.closeDue.Store(false)
+	l.mu.Unlock()
+	for _, c := range closes {
+		if !c.closing { // not closed (and freed) since
+			l.e.opts.Logger.Debug("uring: closing connection", "remote", c.st.Remote, "err", errPartialBudget)
+			c.close()
+			c.maybeDone()
+		}
 	}
 }
 
@@ -317,8 +340,8 @@ func (l *loop) onWake(c ring.CQE) {
 	l.efdArmed = false
 	l.wake.Store(false)
 	l.mu.Lock()
-	conns, reqs, closes, stop := l.inConns, l.inReqs, l.inClose, l.stopReq
-	l.inConns, l.inReqs, l.inClose = nil, nil, nil
+	conns, reqs, stop := l.inConns, l.inReqs, l.stopReq
+	l.inConns, l.inReqs = nil, nil
 	l.mu.Unlock()
 	for _, nc := range conns {
 		l.addConn(nc.fd, nc.remote)
@@ -326,12 +349,7 @@ func (l *loop) onWake(c ring.CQE) {
 	for _, r := range reqs {
 		r.onHandled()
 	}
-	for _, c := range closes {
-		if !c.closing { // not closed (and freed) since
-			c.l.e.opts.Logger.Debug("uring: closing connection", "remote", c.st.Remote, "err", errPartialBudget)
-			c.close()
-		}
-	}
+	l.closePosted()
 	if l.sweepDue.Swap(false) {
 		l.sweep()
 	}

@@ -174,7 +174,8 @@ func (a *assembler) room(k int) error {
 	if a.rec != nil {
 		old = cap(*a.rec)
 	}
-	if a.hold != nil && !a.hold.grow(1<<class(size+pad)-old) {
+	whole := have == 0 && a.last && k == a.left // all of it in hand
+	if a.hold != nil && !whole && !a.hold.grow(1<<class(size+pad)-old) {
 		return errPartialBudget
 	}
 	nb := a.pool.get(size + pad)
@@ -240,12 +241,15 @@ func (a *assembler) endFragment(emit func(record)) {
 	emit(rec)
 }
 
-// reset drops a partial record.
+// reset drops a partial record. Its buffer goes to the collector, not
+// back to the pool: records dropped half way are what an attack leaves
+// behind, and a pool refilled by them would keep their memory live past
+// the partial-record budget.
 func (a *assembler) reset() {
-	if a.rec != nil {
+	if a.rec != nil && cap(*a.rec) <= growMin {
 		a.pool.put(a.rec)
-		a.rec = nil
 	}
+	a.rec = nil
 	if a.hold != nil {
 		a.hold.done()
 	}

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/pkg/profile"
 	"golang.org/x/sys/unix"
@@ -55,6 +56,11 @@ func run() error {
 	sendZC := flag.Bool("send-zc", false, "io_uring engine: send replies of 64 KiB and more with SENDMSG_ZC (measured slower over loopback; try it on a real NIC)")
 	directIO := flag.String("direct-reads", "auto", "O_DIRECT for file reads in the io_uring engine: auto (where measured to pay: buffered on page-cache-hot data), on or off")
 	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
+	idleTimeout := flag.Duration("idle-timeout", 6*time.Minute, "close a connection idle this long (nothing received, no reply taken, no request in progress), as knfsd; negative: never")
+	recordTimeout := flag.Duration("record-timeout", 30*time.Second, "close a connection whose request record is not complete this long after it began; negative: never")
+	maxConns := flag.Int("max-conns", 4096, "most open connections; further ones are closed as they are accepted")
+	maxPartial := flag.Int("max-partial-bytes", 256<<20, "memory for request records still being received, all connections together; past it the connection with the oldest partial record is closed")
+	maxQueued := flag.Int("max-queued-bytes", 8<<20, "per connection: reply bytes waiting to be sent, and request bytes waiting to be handled, before the server stops reading from it")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
 	flag.Parse()
@@ -95,7 +101,8 @@ func run() error {
 		return err
 	}
 	defer srv.Close()
-	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC})
+	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC,
+		IdleTimeout: *idleTimeout, RecordTimeout: *recordTimeout, MaxConns: *maxConns, MaxPartialBytes: *maxPartial, MaxQueuedBytes: *maxQueued})
 	if err != nil {
 		return err
 	}
