@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
@@ -36,10 +37,29 @@ type Options struct {
 	// DirectIO is the io_uring engine's O_DIRECT policy for file reads:
 	// "auto" (default: only where measured to pay), "on" or "off".
 	DirectIO string
-	// MaxQueuedBytes caps the reply bytes a connection may have read and
-	// waiting to be sent before the io_uring engine stops reading files and
-	// receiving requests for it (default 8 MiB).
+	// MaxQueuedBytes caps, per connection, the reply bytes read and
+	// waiting to be sent, and separately the bytes of received requests not
+	// yet handled: past either the engine stops receiving from the
+	// connection (and the io_uring engine stops reading files for it), so
+	// TCP pushes back on the client (default 8 MiB; one request or reply
+	// bigger than that still goes through alone).
 	MaxQueuedBytes int
+	// IdleTimeout closes a connection that has sent nothing and taken no
+	// reply bytes for this long while none of its requests is in the works
+	// (or while a reply it does not read waits to be sent). Default 6
+	// minutes, as knfsd; negative: never.
+	IdleTimeout time.Duration
+	// RecordTimeout closes a connection whose request record is not
+	// complete this long after it began (default 30 s; negative: never).
+	// Time the engine itself stopped reading (flow control) does not count.
+	RecordTimeout time.Duration
+	// MaxConns caps the open connections; further connections are closed
+	// as they are accepted, with a rate-limited warning (default 4096).
+	MaxConns int
+	// MaxPartialBytes bounds the memory of request records still being
+	// received, all connections together (default 256 MiB). Past it the
+	// connection whose partial record is the oldest is closed.
+	MaxPartialBytes int
 	// FileIO, when set, is the server's write path (nfs.Config.IO): the
 	// io_uring engine routes its writes, syncs and allocations through
 	// io_uring while it runs.
@@ -59,6 +79,7 @@ func (o *Options) defaults() {
 	if o.Cores <= 0 {
 		o.Cores = 1
 	}
+	o.limitDefaults()
 }
 
 // Names lists the engines New accepts besides "auto".

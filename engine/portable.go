@@ -1,16 +1,16 @@
 package engine
 
 import (
-	"bufio"
 	"errors"
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs"
-	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // Portable is the engine for kernels without io_uring: a goroutine per
@@ -18,22 +18,36 @@ import (
 // MaxInFlight per connection, so replies may go out of order as the slot
 // table allows), file data is read with pread and replies go out with
 // writev.
+//
+// Its limits match the io_uring engine's: per connection MaxInFlight
+// requests, MaxQueuedBytes of received records waiting to be handled and
+// MaxQueuedBytes of replies read and waiting to be sent (over any, the
+// connection's reader stops reading, so TCP pushes back on the client);
+// the idle and partial-record timeouts; MaxConns; MaxPartialBytes.
 type Portable struct {
-	h    nfs.Handler
-	opts Options
-	pool bufPool
+	h      nfs.Handler
+	opts   Options
+	pool   bufPool
+	gate   connGate
+	budget *partialBudget
 
-	mu     sync.Mutex
-	closed bool
-	lns    map[net.Listener]struct{}
-	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup
+	mu        sync.Mutex
+	closed    bool
+	lns       map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	wg        sync.WaitGroup
+	stopSweep chan struct{}
+	sweepDone chan struct{}
 }
 
 // NewPortable returns a portable engine serving h.
 func NewPortable(h nfs.Handler, opts Options) *Portable {
 	opts.defaults()
-	return &Portable{h: h, opts: opts, lns: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
+	p := &Portable{h: h, opts: opts, lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
+		gate: connGate{max: int64(opts.MaxConns)}, budget: newPartialBudget(opts.MaxPartialBytes),
+		stopSweep: make(chan struct{}), sweepDone: make(chan struct{})}
+	go p.sweeper()
+	return p
 }
 
 // Name implements Engine.
@@ -45,7 +59,7 @@ func (p *Portable) Serve(ln net.Listener) error {
 		return nil
 	}
 	for {
-		c, err := ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			p.mu.Lock()
 			closed := p.closed
@@ -59,8 +73,14 @@ func (p *Portable) Serve(ln net.Listener) error {
 			}
 			return err
 		}
+		if !p.gate.enter(p.opts.Logger, nc.RemoteAddr().String()) {
+			nc.Close()
+			continue
+		}
+		c := p.newConn(nc)
 		if !p.addConn(c) {
-			c.Close()
+			nc.Close()
+			p.gate.leave()
 			return nil
 		}
 		go p.serveConn(c)
@@ -77,7 +97,7 @@ func (p *Portable) track(ln net.Listener) bool {
 	return true
 }
 
-func (p *Portable) addConn(c net.Conn) bool {
+func (p *Portable) addConn(c *conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -91,16 +111,53 @@ func (p *Portable) addConn(c net.Conn) bool {
 // Close implements Engine.
 func (p *Portable) Close() error {
 	p.mu.Lock()
+	if !p.closed {
+		close(p.stopSweep)
+	}
 	p.closed = true
 	for ln := range p.lns {
 		ln.Close()
 	}
 	for c := range p.conns {
-		c.Close()
+		c.shutdown()
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
+	<-p.sweepDone
 	return nil
+}
+
+// sweeper closes the connections that overstay a timeout (see
+// timeouts.verdict), checking every Options.sweepEvery until Close.
+func (p *Portable) sweeper() {
+	defer close(p.sweepDone)
+	every := p.opts.sweepEvery()
+	if every == 0 {
+		return
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stopSweep:
+			return
+		case now := <-t.C:
+			p.sweep(now)
+		}
+	}
+}
+
+func (p *Portable) sweep(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		busy := c.working.Load() > 0
+		why := c.tmo.verdict(now, &p.opts, busy, c.partial.Load(), c.paused.Load(), c.records.Load())
+		if why != "" {
+			p.opts.Logger.Debug("closing connection", "remote", c.st.Remote, "err", why)
+			c.shutdown()
+		}
+	}
 }
 
 // conn is one client connection.
@@ -108,58 +165,195 @@ type conn struct {
 	p   *Portable
 	nc  net.Conn
 	st  *nfs.Conn
+	asm assembler // the reader goroutine's
+	tmo timeouts
+
 	wmu sync.Mutex // one reply on the wire at a time
 	err error      // first write error, under wmu
+
+	// Flow control, under fmu; fcond wakes whoever waits for room.
+	fmu      sync.Mutex
+	fcond    sync.Cond
+	inflight int  // requests from admission to the end of their send
+	recBytes int  // record bytes admitted and not yet handled
+	queued   int  // reply bytes reserved and not yet sent
+	shut     bool // closing: waiters give up
+
+	// Read by the sweeper.
+	working atomic.Int32  // requests in the handler or reading files
+	paused  atomic.Bool   // the reader waits for flow control
+	partial atomic.Bool   // the reader holds a partial record
+	records atomic.Uint64 // records the reader completed
 }
 
-func (p *Portable) serveConn(nc net.Conn) {
+func (p *Portable) newConn(nc net.Conn) *conn {
+	c := &conn{p: p, nc: nc, st: nfs.NewConn(nc.RemoteAddr().String())}
+	c.fcond.L = &c.fmu
+	c.asm = assembler{max: p.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, hold: p.budget.hold(c.shutdown)}
+	return c
+}
+
+// shutdown closes the connection and wakes every waiter; any goroutine
+// may call it, any number of times. The reader then drops its partial
+// record and waits for the connection's requests.
+func (c *conn) shutdown() {
+	c.fmu.Lock()
+	c.shut = true
+	c.fmu.Unlock()
+	c.fcond.Broadcast()
+	c.nc.Close()
+}
+
+// stageSize is the reader's buffer for headers and small records; the
+// bodies of large records are read straight into their own buffer
+// (assembler.body), so an idle connection costs only this much.
+const stageSize = 16 << 10
+
+func (p *Portable) serveConn(c *conn) {
 	defer p.wg.Done()
+	var reqs sync.WaitGroup
 	defer func() {
+		// Replies to what was received still go out (a client may
+		// half-close after its last request); a peer that does not read
+		// them is closed by the idle timeout.
+		c.asm.reset()
+		reqs.Wait()
+		c.shutdown()
 		p.mu.Lock()
-		delete(p.conns, nc)
+		delete(p.conns, c)
 		p.mu.Unlock()
-		nc.Close()
+		p.gate.leave()
 	}()
-	if tc, ok := nc.(*net.TCPConn); ok {
+	if tc, ok := c.nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	c := &conn{p: p, nc: nc, st: nfs.NewConn(nc.RemoteAddr().String())}
-	rr := xdr.NewRecordReader(bufio.NewReaderSize(nc, 64<<10), p.h.MaxRecord())
-	rr.Place, rr.PlaceMin = writePayloadIndex, placeMin
-	sem := make(chan struct{}, p.opts.MaxInFlight)
-	var reqs sync.WaitGroup
-	defer reqs.Wait()
+	stage := make([]byte, stageSize)
+	emit := func(rec record) {
+		if !c.admit(len(rec.bytes())) {
+			recPool.put(rec.buf)
+			return
+		}
+		reqs.Add(1)
+		go func() {
+			defer reqs.Done()
+			if !c.serve(rec) {
+				c.shutdown()
+			}
+		}()
+	}
 	for {
-		rec, err := rr.Next()
+		err := c.readOnce(stage, emit)
 		if err != nil {
 			if err != io.EOF && !errors.Is(err, net.ErrClosed) {
 				p.opts.Logger.Debug("connection closed", "remote", c.st.Remote, "err", err)
 			}
 			return
 		}
-		rr.Detach()
-		sem <- struct{}{}
-		reqs.Add(1)
-		go func() {
-			defer func() { <-sem; reqs.Done() }()
-			if !c.serve(rec) {
-				nc.Close()
-			}
-		}()
 	}
+}
+
+// readOnce reads what the socket has and feeds it to the assembler, which
+// calls emit for each record completed.
+func (c *conn) readOnce(stage []byte, emit func(record)) error {
+	dst, err := c.asm.body()
+	if err != nil {
+		return err
+	}
+	var n int
+	if dst != nil {
+		n, err = c.nc.Read(dst)
+		if n > 0 {
+			c.tmo.active.Store(true)
+			c.asm.fill(n, emit)
+		}
+	} else {
+		n, err = c.nc.Read(stage)
+		if n > 0 {
+			c.tmo.active.Store(true)
+			if ferr := c.asm.feed(stage[:n], emit); ferr != nil {
+				return ferr
+			}
+		}
+	}
+	c.partial.Store(c.asm.partial())
+	c.records.Store(c.asm.records)
+	if n > 0 && err == io.EOF {
+		err = nil // handle what came; the next read says EOF again
+	}
+	return err
+}
+
+// admit waits until the connection may start a request whose record holds
+// n bytes, and reports false if the connection closed meanwhile. While it
+// waits the reader reads nothing, so TCP pushes back on the client.
+func (c *conn) admit(n int) bool {
+	o := &c.p.opts
+	c.fmu.Lock()
+	defer c.fmu.Unlock()
+	for !c.shut && (c.inflight >= o.MaxInFlight || c.recBytes >= o.MaxQueuedBytes) {
+		c.paused.Store(true)
+		c.fcond.Wait()
+	}
+	c.paused.Store(false)
+	if c.shut {
+		return false
+	}
+	c.inflight++
+	c.recBytes += n
+	c.working.Add(1)
+	return true
+}
+
+// reserve waits for room to queue n reply bytes (always granted when
+// nothing is queued, so a reply bigger than the limit still goes out).
+func (c *conn) reserve(n int) bool {
+	c.fmu.Lock()
+	defer c.fmu.Unlock()
+	for !c.shut && c.queued > 0 && c.queued >= c.p.opts.MaxQueuedBytes {
+		c.fcond.Wait()
+	}
+	if c.shut {
+		return false
+	}
+	c.queued += n
+	return true
+}
+
+// account changes the flow-control counters and wakes the waiters.
+func (c *conn) account(inflight, recBytes, queued int) {
+	c.fmu.Lock()
+	c.inflight += inflight
+	c.recBytes += recBytes
+	c.queued += queued
+	c.fmu.Unlock()
+	c.fcond.Broadcast()
 }
 
 var replies = sync.Pool{New: func() any { return nfs.NewReply() }}
 
-// serve handles one record and sends its reply. It reports false when the
-// connection should close.
-func (c *conn) serve(rec []byte) bool {
+// serve handles one admitted record and sends its reply. It reports false
+// when the connection should close.
+func (c *conn) serve(rec record) bool {
 	rep := replies.Get().(*nfs.Reply)
 	defer func() { rep.Reset(); replies.Put(rep) }()
-	c.p.h.Handle(c.st, rec, rep)
+	n := len(rec.bytes())
+	c.p.h.Handle(c.st, rec.bytes(), rep)
+	recPool.put(rec.buf)
+	c.working.Add(-1)
+	c.account(0, -n, 0)
+	charge := 0
+	for _, rd := range rep.Reads {
+		charge += rd.Len
+	}
+	defer c.account(-1, 0, 0)
 	if rep.Drop {
 		return !rep.Close
 	}
+	if !c.reserve(charge) {
+		return false
+	}
+	defer c.account(0, 0, -charge)
+	c.working.Add(1)
 	var local [4]*[]byte // most replies carry one read: no allocation
 	bufs := c.readAll(rep, local[:0])
 	defer func() {
@@ -168,6 +362,7 @@ func (c *conn) serve(rec []byte) bool {
 		}
 	}()
 	c.p.h.Complete(rep)
+	c.working.Add(-1)
 	return c.send(rep.Iovecs()) && !rep.Close
 }
 
@@ -212,5 +407,6 @@ func (c *conn) send(iov [][]byte) bool {
 		c.err = err
 		return false
 	}
+	c.tmo.active.Store(true)
 	return true
 }

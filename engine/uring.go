@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -39,15 +40,18 @@ import (
 // that a slow metadata operation never stalls the other connections of
 // its loop.
 type Uring struct {
-	h      nfs.Handler
-	inline inliner     // h, when it can tell quick records apart
-	rio    *ringIO     // rings for the writes of opts.FileIO
-	noZC   atomic.Bool // SENDMSG_ZC refused: plain sends only
-	opts   Options
-	dio    dioMode
-	loops  []*loop
-	work   *workPool
-	next   atomic.Uint32 // round-robin cursor
+	h         nfs.Handler
+	inline    inliner     // h, when it can tell quick records apart
+	rio       *ringIO     // rings for the writes of opts.FileIO
+	noZC      atomic.Bool // SENDMSG_ZC refused: plain sends only
+	opts      Options
+	dio       dioMode
+	loops     []*loop
+	work      *workPool
+	next      atomic.Uint32 // round-robin cursor
+	gate      connGate
+	budget    *partialBudget
+	stopSweep chan struct{}
 
 	mu     sync.Mutex
 	closed bool
@@ -63,8 +67,7 @@ type inliner interface {
 
 // Defaults for the io_uring engine's limits.
 const (
-	defaultMaxQueued = 8 << 20
-	minWorkers       = 8
+	minWorkers = 8
 )
 
 // NewUring returns the per-core io_uring engine, or an error saying why it
@@ -78,10 +81,9 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.MaxQueuedBytes <= 0 {
-		opts.MaxQueuedBytes = defaultMaxQueued
-	}
-	e := &Uring{h: h, opts: opts, dio: dio, lns: map[net.Listener]struct{}{}}
+	e := &Uring{h: h, opts: opts, dio: dio, lns: map[net.Listener]struct{}{},
+		gate: connGate{max: int64(opts.MaxConns)}, budget: newPartialBudget(opts.MaxPartialBytes),
+		stopSweep: make(chan struct{})}
 	e.inline, _ = h.(inliner)
 	workers := max(minWorkers, 4*opts.Cores)
 	e.work = newWorkPool(workers)
@@ -103,6 +105,7 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 		e.rio = rio
 		opts.FileIO.useRings(rio)
 	}
+	go e.sweeper()
 	return e, nil
 }
 
@@ -128,8 +131,13 @@ func (e *Uring) Serve(ln net.Listener) error {
 			return err
 		}
 		remote := nc.RemoteAddr().String()
+		if !e.gate.enter(e.opts.Logger, remote) {
+			nc.Close()
+			continue
+		}
 		fd, err := detach(nc)
 		if err != nil {
+			e.gate.leave()
 			e.opts.Logger.Warn("uring: cannot take over connection", "err", err)
 			continue
 		}
@@ -200,6 +208,7 @@ func (e *Uring) Close() error {
 	}
 	e.mu.Unlock()
 	e.serves.Wait()
+	close(e.stopSweep)
 	e.stopLoops()
 	e.work.close()
 	if e.rio != nil {
@@ -207,6 +216,27 @@ func (e *Uring) Close() error {
 		e.rio.close()
 	}
 	return nil
+}
+
+// sweeper asks every loop to check its connections' timeouts, every
+// Options.sweepEvery, until Close.
+func (e *Uring) sweeper() {
+	every := e.opts.sweepEvery()
+	if every == 0 {
+		return
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stopSweep:
+			return
+		case <-t.C:
+			for _, l := range e.loops {
+				l.askSweep()
+			}
+		}
+	}
 }
 
 func (e *Uring) stopLoops() {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/nfsd-uring/nfsd-uring/ring"
 )
@@ -54,6 +55,7 @@ func (p *slabPool) grow(c int) bool {
 		return false
 	}
 	p.slabs = append(p.slabs, bufs)
+	slabMapped.Add(int64(count * size))
 	for i := range count {
 		p.free[c] = append(p.free[c], bufs.Buf(i))
 	}
@@ -68,8 +70,17 @@ func (p *slabPool) put(b []byte) {
 // release unmaps everything; no buffer may be in use.
 func (p *slabPool) release() {
 	for _, s := range p.slabs {
+		slabMapped.Add(-int64(s.Count() * s.Size()))
 		s.Free()
 	}
 	p.slabs = nil
 	p.free = [maxSlabClass + 1][][]byte{}
 }
+
+// slabMapped counts the bytes of all loops' slab pools.
+var slabMapped atomic.Int64
+
+// OffHeapBytes reports the read-buffer memory the io_uring engine holds
+// outside the Go heap (its slab pools, which keep their peak size until
+// the engine closes), for memory accounting beside the Go heap's.
+func OffHeapBytes() int64 { return slabMapped.Load() }

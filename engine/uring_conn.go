@@ -34,6 +34,8 @@ type uconn struct {
 
 	inflight  int // requests alive
 	queued    int // reply bytes charged by requests (see ureq.charge)
+	recBytes  int // bytes of records handed to workers and not yet handled
+	tmo       timeouts
 	backlog   []record
 	waitReads []*ureq
 	sendQ     []*ureq // sendQ[:inWire] are on the wire while sending
@@ -44,10 +46,12 @@ type uconn struct {
 func (l *loop) addConn(fd int, remote string) {
 	if l.stopping {
 		unix.Close(fd)
+		l.e.gate.leave()
 		return
 	}
 	c := &uconn{l: l, fd: fd, st: nfs.NewConn(remote)}
-	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, direct: c.handleDirect}
+	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, direct: c.handleDirect,
+		hold: l.e.budget.hold(func() { l.postClose(c) })}
 	if n := len(l.freeConns); n > 0 {
 		c.slot = l.freeConns[n-1]
 		l.freeConns = l.freeConns[:n-1]
@@ -73,6 +77,7 @@ func (c *uconn) onRecv(cqe ring.CQE) {
 	}
 	switch {
 	case cqe.Res > 0:
+		c.tmo.active.Store(true)
 		bid, _ := cqe.BufferID()
 		buf := c.l.rbuf.Buf(int(bid))
 		if !c.closing {
@@ -103,7 +108,7 @@ func (c *uconn) rearm() {
 
 func (c *uconn) overLimit() bool {
 	o := &c.l.e.opts
-	return c.inflight >= o.MaxInFlight || c.queued >= o.MaxQueuedBytes
+	return c.inflight >= o.MaxInFlight || c.queued >= o.MaxQueuedBytes || c.recBytes >= o.MaxQueuedBytes
 }
 
 func (c *uconn) onRecord(rec record) {
@@ -156,6 +161,8 @@ func (c *uconn) dispatch(rec record) {
 		r.onHandled()
 		return
 	}
+	r.recCharge = cap(*rec.buf)
+	c.recBytes += r.recCharge
 	c.l.e.work.submit(r)
 }
 
@@ -226,4 +233,5 @@ func (c *uconn) maybeFree() {
 	l.freeConns = append(l.freeConns, c.slot)
 	c.slot = ^uint32(0)
 	l.live--
+	l.e.gate.leave()
 }

@@ -60,7 +60,11 @@ type loop struct {
 	mu      sync.Mutex
 	inConns []newConn
 	inReqs  []*ureq
+	inClose []*uconn // connections evicted by the partial-record budget
 	stopReq bool
+	// sweepDue: the sweeper asks for a timeout check.
+	sweepDue atomic.Bool
+	closeDue atomic.Bool // inClose is not empty
 
 	efdArmed  bool
 	cancelled bool // the eventfd read is being cancelled
@@ -193,6 +197,9 @@ func (l *loop) serve() {
 			l.complete(l.cqes[i])
 		}
 		l.r.Advance(uint32(n))
+		if l.closeDue.Load() {
+			l.closePosted()
+		}
 	}
 }
 
@@ -259,6 +266,7 @@ func (l *loop) postConn(fd int, remote string) {
 	if l.stopReq {
 		l.mu.Unlock()
 		unix.Close(fd)
+		l.e.gate.leave()
 		return
 	}
 	l.inConns = append(l.inConns, newConn{fd, remote})
@@ -271,6 +279,46 @@ func (l *loop) postReq(r *ureq) {
 	l.inReqs = append(l.inReqs, r)
 	l.mu.Unlock()
 	l.notify()
+}
+
+// postClose asks the loop to close c; any goroutine may call it. A
+// stopping loop closes everything anyway, and may have closed its eventfd.
+func (l *loop) postClose(c *uconn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.stopReq {
+		l.inClose = append(l.inClose, c)
+		l.closeDue.Store(true)
+		l.notify()
+	}
+}
+
+// closePosted closes the connections postClose named. The loop checks
+// after every batch of completions as well as on a wake: evictions mostly
+// come from the loop itself, and the memory they free should not wait.
+func (l *loop) closePosted() {
+	l.mu.Lock()
+	closes := l.inClose
+	l.inClose = nil
+	l.closeDue.Store(false)
+	l.mu.Unlock()
+	for _, c := range closes {
+		if !c.closing { // not closed (and freed) since
+			l.e.opts.Logger.Debug("uring: closing connection", "remote", c.st.Remote, "err", errPartialBudget)
+			c.close()
+			c.maybeDone()
+		}
+	}
+}
+
+// askSweep asks the loop for a timeout sweep (see sweep).
+func (l *loop) askSweep() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.stopReq {
+		l.sweepDue.Store(true)
+		l.notify()
+	}
 }
 
 func (l *loop) stop() {
@@ -301,6 +349,10 @@ func (l *loop) onWake(c ring.CQE) {
 	for _, r := range reqs {
 		r.onHandled()
 	}
+	l.closePosted()
+	if l.sweepDue.Swap(false) {
+		l.sweep()
+	}
 	if stop && !l.stopping {
 		l.stopping = true
 		for _, c := range l.conns {
@@ -313,5 +365,23 @@ func (l *loop) onWake(c ring.CQE) {
 	// from workers through the eventfd even while stopping.
 	if !l.stopping || l.live > 0 {
 		l.armWake()
+	}
+}
+
+// sweep closes the connections that overstayed a timeout (see
+// timeouts.verdict).
+func (l *loop) sweep() {
+	now := time.Now()
+	o := &l.e.opts
+	for _, c := range l.conns {
+		if c == nil || c.closing {
+			continue
+		}
+		busy := c.inflight > 0 && !c.sending
+		if why := c.tmo.verdict(now, o, busy, c.asm.partial(), c.paused, c.asm.records); why != "" {
+			o.Logger.Debug("uring: closing connection", "remote", c.st.Remote, "err", why)
+			c.close()
+			c.maybeDone()
+		}
 	}
 }

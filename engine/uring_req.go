@@ -20,10 +20,11 @@ type ureq struct {
 	got     []int
 	pending int // reads in flight
 
-	parts  [][]byte // reply bytes not yet sent
-	iov    []unix.Iovec
-	msg    unix.Msghdr
-	charge int // bytes counted in c.queued
+	parts     [][]byte // reply bytes not yet sent
+	iov       []unix.Iovec
+	msg       unix.Msghdr
+	charge    int // bytes counted in c.queued
+	recCharge int // record bytes counted in c.recBytes
 
 	zcNotifs int  // zero-copy sends whose notification is still due
 	sent     bool // the reply is out; release waits for zcNotifs
@@ -69,6 +70,8 @@ func (r *ureq) handleRecord(rec []byte) {
 func (r *ureq) onHandled() {
 	c := r.c
 	rep := r.rep
+	c.recBytes -= r.recCharge
+	r.recCharge = 0
 	if c.closing || rep.Drop {
 		if rep.Close {
 			c.close()
@@ -273,6 +276,9 @@ func (r *ureq) onSend(cqe ring.CQE) {
 		c.l.e.noZC.Store(true)
 		c.sendNext()
 		return
+	}
+	if cqe.Res > 0 {
+		c.tmo.active.Store(true)
 	}
 	if cqe.Res < 0 {
 		c.l.e.opts.Logger.Debug("uring: send failed", "remote", c.st.Remote, "err", unix.Errno(-cqe.Res))

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/pkg/profile"
 	"golang.org/x/sys/unix"
@@ -93,6 +94,11 @@ func run() error {
 	maxLocks := flag.Int("max-lock-ranges", 0, "byte-range locks per client (0: default 8192); past it NFS4ERR_RESOURCE")
 	cacheMem := flag.Int64("reply-cache-mem", 0, "bytes all session slots together may keep for retransmits (0: default 128 MiB); sessions made past it get fewer slots")
 	maxCached := flag.Int("max-cached-reply", 0, "bytes a session slot keeps of a reply for retransmits, file data excluded (0: default 16384)")
+	idleTimeout := flag.Duration("idle-timeout", 6*time.Minute, "close a connection idle this long (nothing received, no reply taken, no request in progress), as knfsd; negative: never")
+	recordTimeout := flag.Duration("record-timeout", 30*time.Second, "close a connection whose request record is not complete this long after it began; negative: never")
+	maxConns := flag.Int("max-conns", 4096, "most open connections; further ones are closed as they are accepted")
+	maxPartial := flag.Int("max-partial-bytes", 256<<20, "memory for request records still being received, all connections together; past it the connection with the oldest partial record is closed")
+	maxQueued := flag.Int("max-queued-bytes", 8<<20, "per connection: reply bytes waiting to be sent, and request bytes waiting to be handled, before the server stops reading from it")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
 	flag.Parse()
@@ -135,7 +141,8 @@ func run() error {
 		return err
 	}
 	defer srv.Close()
-	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC})
+	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC,
+		IdleTimeout: *idleTimeout, RecordTimeout: *recordTimeout, MaxConns: *maxConns, MaxPartialBytes: *maxPartial, MaxQueuedBytes: *maxQueued})
 	if err != nil {
 		return err
 	}
