@@ -309,3 +309,39 @@ func TestHandlesIgnoreExportOrder(t *testing.T) {
 		t.Fatal("two exports with one fsid= accepted")
 	}
 }
+
+// TestLinkAsUser is the control for TestLinkCannotEscape: the owner's
+// legitimate LINK works when it runs as the caller (the /proc descriptor
+// path must be usable under the caller's fsuid).
+func TestLinkAsUser(t *testing.T) {
+	h := permTree(t)
+	d := filepath.Join(h.dir, "udir")
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(d, "f"), "x")
+	os.Chown(d, 1000, 1000)
+	os.Chown(filepath.Join(d, "f"), 1000, 1000)
+	fh, dfh := h.pathFH("udir/f"), h.pathFH("udir")
+	link := func(cr testCred, name string) uint32 {
+		_, st := h.opsAs(cr, 4, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(fh)
+			e.Uint32(nfs4.OpSavefh)
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(dfh)
+			e.Uint32(nfs4.OpLink)
+			e.String(name)
+		})
+		return st
+	}
+	if st := link(as1000, "g"); st != nfs4.OK {
+		t.Fatalf("LINK as the owner: %d", st)
+	}
+	if inode(t, filepath.Join(d, "g")) != inode(t, filepath.Join(d, "f")) {
+		t.Fatal("g is not a link to f")
+	}
+	if st := link(as2000, "h"); st != nfs4.ErrAccess && st != nfs4.ErrPerm {
+		t.Fatalf("LINK into another's directory as uid 2000: %d", st)
+	}
+}
