@@ -5,15 +5,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpLock] = opLock
-	ops[nfs4.OpLockt] = opLockt
-	ops[nfs4.OpLocku] = opLocku
-	// RELEASE_LOCKOWNER is NFSv4.0 only: RFC 8881 marks it MUST NOT
-	// implement for 4.1, where FREE_STATEID and CLOSE do its work.
-	ops[nfs4.OpReleaseLockowner] = opNotsupp
-}
-
 // Lock types.
 const (
 	readLT   = 1

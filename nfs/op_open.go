@@ -7,14 +7,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpOpen] = opOpen
-	ops[nfs4.OpClose] = opClose
-	ops[nfs4.OpOpenDowngrade] = opOpenDowngrade
-	ops[nfs4.OpTestStateid] = opTestStateid
-	ops[nfs4.OpFreeStateid] = opFreeStateid
-}
-
 type openArgs struct {
 	access, deny uint32
 	clientID     uint64

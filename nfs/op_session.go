@@ -7,16 +7,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpExchangeID] = opExchangeID
-	ops[nfs4.OpCreateSession] = opCreateSession
-	ops[nfs4.OpSequence] = opSequence
-	ops[nfs4.OpDestroySession] = opDestroySession
-	ops[nfs4.OpDestroyClientid] = opDestroyClientid
-	ops[nfs4.OpBindConnToSession] = opBindConnToSession
-	ops[nfs4.OpReclaimComplete] = opReclaimComplete
-}
-
 const serverImplDomain = "nfsd-uring.dev"
 
 // decodeStateProtect reads state_protect4_a and reports whether it is one we

@@ -7,17 +7,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpAllocate] = opAllocate
-	ops[nfs4.OpDeallocate] = opDeallocate
-	ops[nfs4.OpCopy] = opCopy
-	ops[nfs4.OpClone] = opClone
-	// Copies are always synchronous: there is never an offload to ask
-	// about, so any stateid named here is unknown.
-	ops[nfs4.OpOffloadStatus] = opOffload
-	ops[nfs4.OpOffloadCancel] = opOffload
-}
-
 // fallocateOp is ALLOCATE and DEALLOCATE: stateid, offset, length.
 func fallocateOp(c *compound, mode uint32) uint32 {
 	sid := nfs4.DecodeStateid(c.d)
@@ -181,6 +170,9 @@ func opClone(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// opOffload is OFFLOAD_STATUS and OFFLOAD_CANCEL. Copies are always
+// synchronous: there is never an offload to ask about, so any stateid named
+// here is unknown.
 func opOffload(c *compound) uint32 {
 	nfs4.DecodeStateid(c.d)
 	if c.d.Err() != nil {

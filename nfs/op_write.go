@@ -8,12 +8,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
-func init() {
-	ops[nfs4.OpWrite] = opWrite
-	ops[nfs4.OpCommit] = opCommit
-	ops[nfs4.OpSetattr] = opSetattr
-}
-
 // createFile creates (or, for UNCHECKED, opens) a regular file for OPEN, as
 // the caller.
 func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
