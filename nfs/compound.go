@@ -233,6 +233,9 @@ func (c *compound) runChecked(op uint32, info *opInfo, segs int) uint32 {
 	est := info.rsize(c)
 	before := c.e.Len()
 	st := info.run(c)
+	if st != nfs4.OK && !c.keepResult {
+		return st // the body is cut off
+	}
 	got := c.e.Len() - before
 	for _, sg := range c.rep.segs[segs:] {
 		got += xdrLen(sg.n)

@@ -301,8 +301,11 @@ func opOpenDowngrade(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// maxTestStateids bounds the stateids one TEST_STATEID may ask about.
+const maxTestStateids = 1024
+
 func opTestStateid(c *compound) uint32 {
-	n := c.d.ArrayLen(1024, 16)
+	n := c.d.ArrayLen(maxTestStateids, 16)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}

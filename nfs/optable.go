@@ -64,11 +64,15 @@ const (
 	stateidLen    = 16
 	verifierLen   = nfs4.VerifierSize
 	opaqueMax     = 4 + nfs4.OpaqueLimit
+	// idNameMax bounds a user or group name we send (an ACE's who, an
+	// owner attribute): knfsd's IDMAP_NAMESZ.
+	idNameMax = 4 + 128
 	// lockDeniedMax is LOCK4denied: offset, length, type, lock_owner4.
 	lockDeniedMax = 8 + 8 + 4 + 8 + opaqueMax
 	// openDelegMax is open_delegation4 at its widest: a write delegation
-	// (stateid, recall, nfs_space_limit4, nfsace4 with its who).
-	openDelegMax = 4 + stateidLen + 4 + (4 + 16) + (4 + 4 + 4 + opaqueMax)
+	// (stateid, recall, nfs_space_limit4, nfsace4 with its who); the
+	// widest open_none_delegation4 (WND4_CONTENTION and a bool) is smaller.
+	openDelegMax = 4 + stateidLen + 4 + (4 + 16) + (4 + 4 + 4 + idNameMax)
 	// secinfoMax: the flavor list, without RPCSEC_GSS entries.
 	secinfoMax = 4 + 8*4
 	// xattrValueMax is XATTR_SIZE_MAX, the largest value Linux stores.
@@ -237,7 +241,7 @@ func listxattrsRsize(c *compound) int {
 // testStateidRsize is one status per stateid asked about.
 func testStateidRsize(c *compound) int {
 	d := c.peekArgs()
-	return 4 + 4*int(d.Uint32())
+	return 4 + 4*min(int(d.Uint32()), maxTestStateids)
 }
 
 // getattrRsize bounds the fattr4 of a GETATTR: bitmap, length, and each
@@ -270,7 +274,7 @@ func attrBound(a int) int {
 	case nfs4.AttrSupportedAttrs, nfs4.AttrSuppattrExclcreat:
 		return bitmapMax
 	case nfs4.AttrOwner, nfs4.AttrOwnerGroup:
-		return opaqueMax
+		return idNameMax
 	}
 	return 16
 }
