@@ -42,29 +42,6 @@ type compound struct {
 	maxCached   int // ca_maxresponsesize_cached, once SEQUENCE ran
 }
 
-type opFunc func(c *compound) uint32
-
-// ops is the dispatch table, indexed by operation number.
-var ops [nfs4.OpRemovexattr + 1]opFunc
-
-// minorOf is the first minor version that defines an operation.
-func minorOf(op uint32) uint32 {
-	if op >= nfs4.OpAllocate {
-		return 2
-	}
-	return 1
-}
-
-// sessionless ops may come without SEQUENCE, as the only op.
-func sessionless(op uint32) bool {
-	switch op {
-	case nfs4.OpExchangeID, nfs4.OpCreateSession, nfs4.OpDestroySession,
-		nfs4.OpDestroyClientid, nfs4.OpBindConnToSession:
-		return true
-	}
-	return false
-}
-
 // compound executes a COMPOUND call from connection conn; rec is the
 // whole record.
 func (s *Server) compound(conn *Conn, cl *call, d *xdr.Decoder, rec []byte, rep *Reply) {
@@ -119,13 +96,14 @@ func (c *compound) run() (uint32, int) {
 		if c.d.Err() != nil {
 			return c.fail(nfs4.OpIllegal, nfs4.ErrBadXDR), i + 1
 		}
-		if st := c.gate(op, i); st != nfs4.OK {
+		info := lookupOp(op)
+		if st := c.gate(info, i); st != nfs4.OK {
 			if st == nfs4.ErrOpIllegal {
 				op = nfs4.OpIllegal
 			}
 			return c.fail(op, st), i + 1
 		}
-		st := c.exec(op)
+		st := c.exec(op, info, uint32(i)+1 < c.nops)
 		if c.rep.replay.ok {
 			return nfs4.OK, 0
 		}
@@ -136,26 +114,28 @@ func (c *compound) run() (uint32, int) {
 	return nfs4.OK, int(c.nops)
 }
 
-// gate checks that op may run at position i.
-func (c *compound) gate(op uint32, i int) uint32 {
-	if op < nfs4.OpAccess || op > nfs4.OpRemovexattr || minorOf(op) > c.minor {
+// gate checks that the op of entry info (nil: no such op) may run at
+// position i.
+func (c *compound) gate(info *opInfo, i int) uint32 {
+	if info == nil || info.minor > c.minor {
 		return nfs4.ErrOpIllegal
 	}
+	f := info.flags
 	if i == 0 {
-		if op == nfs4.OpSequence || (sessionless(op) && c.nops == 1) {
+		if f&opFirstOnly != 0 || (f&opSessionless != 0 && c.nops == 1) {
 			return nfs4.OK
 		}
-		if sessionless(op) {
+		if f&opSessionless != 0 {
 			return nfs4.ErrNotOnlyOp
 		}
 		return nfs4.ErrOpNotInSession
 	}
 	switch {
-	case op == nfs4.OpSequence:
+	case f&opFirstOnly != 0:
 		return nfs4.ErrSequencePos
 	case c.sess == nil:
 		return nfs4.ErrOpNotInSession
-	case op == nfs4.OpExchangeID || op == nfs4.OpCreateSession || op == nfs4.OpBindConnToSession:
+	case f&opOnlyOp != 0:
 		return nfs4.ErrNotOnlyOp
 	}
 	return nfs4.OK
@@ -170,25 +150,29 @@ func (c *compound) fail(op, st uint32) uint32 {
 
 // exec runs one operation: op number, status, then the body the handler
 // writes. A failing handler's partial body is cut off unless it asks to keep
-// it.
-func (c *compound) exec(op uint32) uint32 {
+// it. more says whether other ops follow.
+func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	c.e.Uint32(op)
 	statusPos := c.e.Reserve()
 	bodyPos := c.e.Pos()
 	segs := len(c.rep.segs)
-	f := ops[op]
 	var st uint32
-	if f == nil {
-		st = nfs4.ErrNotsupp
-	} else {
+	if info.flags&opModifies != 0 {
+		st = c.checkRoom(info.rsize(c), more)
+	}
+	if st == nfs4.OK {
 		c.keepResult = false
-		st = f(c)
+		if rsizeCheck != nil {
+			st = c.runChecked(op, info, segs)
+		} else {
+			st = info.run(c)
+		}
 	}
 	if st == nfs4.OK && c.d.Err() != nil {
 		st = nfs4.ErrBadXDR
 	}
 	if st == nfs4.OK {
-		st = c.checkReplySize(segs)
+		st = c.checkReplySize(info, segs)
 	}
 	if st != nfs4.OK && !c.keepResult && c.e.Pos() > bodyPos {
 		c.e.Truncate(bodyPos)
@@ -197,14 +181,37 @@ func (c *compound) exec(op uint32) uint32 {
 	return st
 }
 
+// checkRoom is knfsd's nfsd4_check_resp_size, asked before an op that
+// modifies something runs: a result of need bytes (and, when more ops
+// follow, room for at least an error after it) must fit the session's
+// ca_maxresponsesize (else NFS4ERR_REP_TOO_BIG) and, when the client asked
+// for the reply to be cached (sa_cachethis), ca_maxresponsesize_cached
+// (else NFS4ERR_REP_TOO_BIG_TO_CACHE), RFC 8881 section 2.10.6.4. Checked
+// before rather than after, a non-idempotent op never runs when its reply
+// could not be sent or replayed; ops that change nothing are checked on
+// what they actually encode (checkReplySize), and READ, READ_PLUS and
+// READDIR fit themselves to the room left.
+func (c *compound) checkRoom(need int, more bool) uint32 {
+	if more {
+		need += compoundErrSlack
+	}
+	if c.e.Len()+need > c.maxResp {
+		return nfs4.ErrRepTooBig
+	}
+	if c.cacheThis && c.rep.cacheCost()+need > c.maxCached {
+		return nfs4.ErrRepTooBigToCache
+	}
+	return nfs4.OK
+}
+
 // checkReplySize fails an operation whose result took the reply past the
 // session's ca_maxresponsesize (NFS4ERR_REP_TOO_BIG) or, when the client
 // asked for the reply to be cached, past ca_maxresponsesize_cached
 // (NFS4ERR_REP_TOO_BIG_TO_CACHE), per RFC 8881 section 2.10.6.4. READ and
 // READ_PLUS clamp themselves to the room left; a result holding file data
 // cannot be cut back, so it stays (and such a reply is simply not cached).
-func (c *compound) checkReplySize(segs int) uint32 {
-	if len(c.rep.segs) > segs {
+func (c *compound) checkReplySize(info *opInfo, segs int) uint32 {
+	if info.flags&opDataReply != 0 && len(c.rep.segs) > segs {
 		return nfs4.OK
 	}
 	if c.e.Len() > c.maxResp {
@@ -214,6 +221,27 @@ func (c *compound) checkReplySize(segs int) uint32 {
 		return nfs4.ErrRepTooBigToCache
 	}
 	return nfs4.OK
+}
+
+// rsizeCheck, when set (by tests), is told of every op's estimated and
+// actual result size, to prove the estimates are bounds.
+var rsizeCheck func(op uint32, est, got int)
+
+// runChecked runs info's handler and reports its result's size against
+// the estimate to rsizeCheck.
+func (c *compound) runChecked(op uint32, info *opInfo, segs int) uint32 {
+	est := info.rsize(c)
+	before := c.e.Len()
+	st := info.run(c)
+	if st != nfs4.OK && !c.keepResult {
+		return st // the body is cut off
+	}
+	got := c.e.Len() - before
+	for _, sg := range c.rep.segs[segs:] {
+		got += xdrLen(sg.n)
+	}
+	rsizeCheck(op, est, got)
+	return st
 }
 
 // needFH is the common check of ops that act on the current file handle.

@@ -6,12 +6,13 @@ import (
 )
 
 // Inline reports whether a record may be handled on an event loop's own
-// thread: a COMPOUND made only of operations that never block for long
-// (no path walk, no open, no fsync, no directory read) — the data path of
-// SEQUENCE, PUTFH, READ, READ_PLUS, GETATTR and friends. Everything else
-// (and anything this quick scan cannot read) should go to a worker, so a
-// slow metadata operation never stalls other connections. It decodes only
-// the operation numbers and skips their fixed-shape arguments.
+// thread: a COMPOUND made only of operations the table marks opInline,
+// which never block for long (no path walk, no open, no fsync, no
+// directory read) — the data path of SEQUENCE, PUTFH, READ, READ_PLUS,
+// GETATTR and friends. Everything else (and anything this quick scan
+// cannot read) should go to a worker, so a slow metadata operation never
+// stalls other connections. It decodes only the operation numbers and
+// skips their fixed-shape arguments.
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
@@ -22,40 +23,21 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		if !skipInlineOp(&d, d.Uint32()) {
+		info := lookupOp(d.Uint32())
+		if info == nil || info.flags&opInline == 0 {
 			return false
 		}
+		info.skip(&d)
 	}
 	return d.Err() == nil
-}
-
-// skipInlineOp skips the arguments of op if it is one Inline allows.
-func skipInlineOp(d *xdr.Decoder, op uint32) bool {
-	switch op {
-	case nfs4.OpSequence:
-		d.Skip(nfs4.SessionIDSize + 16)
-	case nfs4.OpPutfh:
-		d.Opaque(nfs4.FHSize)
-	case nfs4.OpPutrootfh, nfs4.OpGetfh, nfs4.OpSavefh, nfs4.OpRestorefh:
-	case nfs4.OpRead, nfs4.OpReadPlus:
-		d.Skip(16 + 8 + 4)
-	case nfs4.OpSeek:
-		d.Skip(16 + 8 + 4)
-	case nfs4.OpGetattr:
-		nfs4.DecodeBitmap(d)
-	case nfs4.OpAccess:
-		d.Skip(4)
-	default:
-		return false
-	}
-	return true
 }
 
 // WriteAlign says where a record's WRITE payload should sit in memory so
 // that the engine's O_DIRECT write of it needs no bounce copy: given the
 // first bytes of a record (head; 512 are plenty), it returns the payload's
 // offset in the record and the file offset it is written at. ok is false
-// when the record is not SEQUENCE+PUTFH+WRITE or head is too short to say.
+// when no WRITE follows ops of fixed-shape arguments (SEQUENCE, PUTFH...)
+// or head is too short to say.
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
@@ -72,10 +54,13 @@ func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 			fileOff = d.Uint64()
 			d.Skip(4 + 4) // stable, data length
 			return d.Offset(), fileOff, d.Err() == nil
-		case nfs4.OpSequence, nfs4.OpPutfh, nfs4.OpPutrootfh, nfs4.OpGetfh, nfs4.OpSavefh, nfs4.OpRestorefh:
-			skipInlineOp(&d, op)
 		default:
-			return 0, 0, false
+			// Ops before the WRITE need only be skippable.
+			info := lookupOp(op)
+			if info == nil || info.skip == nil {
+				return 0, 0, false
+			}
+			info.skip(&d)
 		}
 	}
 	return 0, 0, false

@@ -6,28 +6,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
-func init() {
-	ops[nfs4.OpPutrootfh] = opPutrootfh
-	ops[nfs4.OpPutpubfh] = opPutrootfh
-	ops[nfs4.OpPutfh] = opPutfh
-	ops[nfs4.OpGetfh] = opGetfh
-	ops[nfs4.OpSavefh] = opSavefh
-	ops[nfs4.OpRestorefh] = opRestorefh
-	ops[nfs4.OpLookup] = opLookup
-	ops[nfs4.OpLookupp] = opLookupp
-	ops[nfs4.OpGetattr] = opGetattr
-	ops[nfs4.OpAccess] = opAccess
-	ops[nfs4.OpReadlink] = opReadlink
-	ops[nfs4.OpSecinfo] = opSecinfo
-	ops[nfs4.OpSecinfoNoName] = opSecinfoNoName
-	// NFSv4.0-only operations (RFC 8881 section 18: MUST NOT be used in 4.1).
-	for _, op := range []uint32{nfs4.OpSetclientid, nfs4.OpSetclientidConfirm, nfs4.OpRenew, nfs4.OpOpenConfirm} {
-		ops[op] = opNotsupp
-	}
-}
-
-func opNotsupp(*compound) uint32 { return nfs4.ErrNotsupp }
-
 // setFH makes n the current file handle; the current stateid is cleared
 // as RFC 8881 section 16.2.3.1.2 requires when the filehandle changes.
 func (c *compound) setFH(n *node) {

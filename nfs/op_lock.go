@@ -5,15 +5,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpLock] = opLock
-	ops[nfs4.OpLockt] = opLockt
-	ops[nfs4.OpLocku] = opLocku
-	// RELEASE_LOCKOWNER is NFSv4.0 only: RFC 8881 marks it MUST NOT
-	// implement for 4.1, where FREE_STATEID and CLOSE do its work.
-	ops[nfs4.OpReleaseLockowner] = opNotsupp
-}
-
 // Lock types.
 const (
 	readLT   = 1
@@ -45,7 +36,7 @@ func rangeOf(off, length uint64) (uint64, uint64, uint32) {
 
 // lockArgs checks the lock type, the range and the current file of LOCK
 // and LOCKT.
-func (c *compound) lockArgs(typ uint32, off, length uint64) (uint64, uint64, uint32) {
+func (c *compound) lockRange(typ uint32, off, length uint64) (uint64, uint64, uint32) {
 	if typ < readLT || typ > writeWLT {
 		return 0, 0, nfs4.ErrInval
 	}
@@ -123,40 +114,75 @@ func removeOwnerLocks(locks []lockRange, st *openState) []lockRange {
 	return cut(locks, st, 0, ^uint64(0))
 }
 
-func opLock(c *compound) uint32 {
-	d := c.d
-	typ := d.Uint32()
-	d.Bool() // reclaim: there is no grace period to reclaim in
-	off, length := d.Uint64(), d.Uint64()
-	newOwner := d.Bool()
-	var openSid, lockSid nfs4.Stateid
-	var clientID uint64
-	var owner []byte
-	if newOwner {
-		d.Uint32()
-		openSid = nfs4.DecodeStateid(d)
-		d.Uint32()
-		clientID = d.Uint64()
-		owner = d.Opaque(nfs4.OpaqueLimit)
+// lockOwner4 is lock_owner4 (RFC 8881 section 3.3.11).
+type lockOwner4 struct {
+	clientID uint64
+	owner    []byte // aliases the request
+}
+
+func decodeLockOwner(d *xdr.Decoder) lockOwner4 {
+	return lockOwner4{clientID: d.Uint64(), owner: d.Opaque(nfs4.OpaqueLimit)}
+}
+
+// lockArgs is LOCK4args (RFC 8881 section 18.10.1). The seqids of
+// open_to_lock_owner4 and exist_lock_owner4 are NFSv4.0's: in 4.1 the
+// session's slot orders requests and they are ignored (RFC 8881 section
+// 8.4.3), as knfsd does.
+type lockArgs struct {
+	locktype       uint32
+	reclaim        bool
+	offset, length uint64
+	newLockOwner   bool
+	// open_to_lock_owner4, when newLockOwner.
+	openSeqid   uint32
+	openStateid nfs4.Stateid
+	lockSeqid   uint32
+	lockOwner   lockOwner4
+	// exist_lock_owner4 (lockSeqid too), otherwise.
+	lockStateid nfs4.Stateid
+}
+
+func decodeLock(d *xdr.Decoder) lockArgs {
+	var a lockArgs
+	a.locktype = d.Uint32()
+	a.reclaim = d.Bool()
+	a.offset, a.length = d.Uint64(), d.Uint64()
+	a.newLockOwner = d.Bool()
+	if a.newLockOwner {
+		a.openSeqid = d.Uint32()
+		a.openStateid = nfs4.DecodeStateid(d)
+		a.lockSeqid = d.Uint32()
+		a.lockOwner = decodeLockOwner(d)
 	} else {
-		lockSid = nfs4.DecodeStateid(d)
-		d.Uint32()
+		a.lockStateid = nfs4.DecodeStateid(d)
+		a.lockSeqid = d.Uint32()
 	}
-	if d.Err() != nil {
+	return a
+}
+
+func opLock(c *compound) uint32 {
+	a := decodeLock(c.d)
+	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	start, end, s := c.lockArgs(typ, off, length)
+	start, end, s := c.lockRange(a.locktype, a.offset, a.length)
 	if s != nfs4.OK {
 		return s
+	}
+	// RFC 8881 section 18.10.3: a reclaim outside the grace period is
+	// NFS4ERR_NO_GRACE. This server keeps no locks across restarts, so
+	// there is never one (as OPEN's CLAIM_PREVIOUS).
+	if a.reclaim {
+		return nfs4.ErrNoGrace
 	}
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var st *openState
-	if newOwner {
-		st, s = t.lockStateLocked(c, openSid, clientID, string(owner))
+	if a.newLockOwner {
+		st, s = t.lockStateLocked(c, a.openStateid, string(a.lockOwner.owner))
 	} else {
-		st, s = t.findLocked(c.sess.client, lockSid)
+		st, s = t.findLocked(c.sess.client, a.lockStateid)
 		if s == nfs4.OK && (st.lock == nil || !st.node.same(c.cfh)) {
 			s = nfs4.ErrBadStateid
 		}
@@ -164,7 +190,7 @@ func opLock(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	write := typ == writeLT || typ == writeWLT
+	write := a.locktype == writeLT || a.locktype == writeWLT
 	if write && st.lock.open.access&nfs4.ShareAccessWrite == 0 {
 		return nfs4.ErrOpenmode
 	}
@@ -203,7 +229,9 @@ func (t *stateTable) setRangesLocked(st *openState, locks []lockRange) uint32 {
 
 // lockStateLocked finds or makes the lock stateid of a lock owner on the
 // file of an open stateid.
-func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, clientID uint64, owner string) (*openState, uint32) {
+// lock_owner4's clientid is ignored: the session names the client (RFC
+// 8881 section 18.11.3).
+func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, owner string) (*openState, uint32) {
 	openSid, s := c.resolveSid(openSid)
 	if s != nfs4.OK {
 		return nil, s
@@ -215,9 +243,6 @@ func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, clientID
 	if o.lock != nil || !o.node.same(c.cfh) {
 		return nil, nfs4.ErrBadStateid
 	}
-	// lock_owner4's clientid is ignored: the session names the client
-	// (RFC 8881 section 18.11.3).
-	_ = clientID
 	key := openKey{owner: "l:" + owner, node: o.node}
 	if st := o.client.opens[key]; st != nil {
 		return st, nfs4.OK
@@ -251,25 +276,30 @@ func (t *stateTable) dropLockStatesLocked(o *openState) {
 	}
 }
 
+// locktArgs is LOCKT4args (RFC 8881 section 18.11.1). The owner's
+// clientid is ignored: the owner's client is the session's (section
+// 18.11.3).
+type locktArgs struct {
+	locktype       uint32
+	offset, length uint64
+	owner          lockOwner4
+}
+
 func opLockt(c *compound) uint32 {
 	d := c.d
-	typ := d.Uint32()
-	off, length := d.Uint64(), d.Uint64()
-	clientID := d.Uint64()
-	owner := d.Opaque(nfs4.OpaqueLimit)
+	a := locktArgs{locktype: d.Uint32(), offset: d.Uint64(), length: d.Uint64(), owner: decodeLockOwner(d)}
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	start, end, s := c.lockArgs(typ, off, length)
+	start, end, s := c.lockRange(a.locktype, a.offset, a.length)
 	if s != nfs4.OK {
 		return s
 	}
-	_ = clientID // RFC 8881 section 18.11.3: the owner's client is the session's
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	write := typ == writeLT || typ == writeWLT
-	if l := conflict(c.cfh.locks, c.sess.client, string(owner), start, end, write); l != nil {
+	write := a.locktype == writeLT || a.locktype == writeWLT
+	if l := conflict(c.cfh.locks, c.sess.client, string(a.owner.owner), start, end, write); l != nil {
 		c.keepResult = true
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied
@@ -277,16 +307,28 @@ func opLockt(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// lockuArgs is LOCKU4args (RFC 8881 section 18.12.1). Any lock type
+// unlocks, but it must be one (LOCK's check); seqid is NFSv4.0's and
+// ignored.
+type lockuArgs struct {
+	locktype       uint32
+	seqid          uint32
+	lockStateid    nfs4.Stateid
+	offset, length uint64
+}
+
 func opLocku(c *compound) uint32 {
 	d := c.d
-	d.Uint32() // lock type: any unlocks
-	d.Uint32()
-	sid := nfs4.DecodeStateid(d)
-	off, length := d.Uint64(), d.Uint64()
+	a := lockuArgs{locktype: d.Uint32(), seqid: d.Uint32(), lockStateid: nfs4.DecodeStateid(d),
+		offset: d.Uint64(), length: d.Uint64()}
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	start, end, s := rangeOf(off, length)
+	if a.locktype < readLT || a.locktype > writeWLT {
+		return nfs4.ErrInval
+	}
+	sid := a.lockStateid
+	start, end, s := rangeOf(a.offset, a.length)
 	if s != nfs4.OK {
 		return s
 	}

@@ -9,13 +9,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpCreate] = opCreate
-	ops[nfs4.OpRemove] = opRemove
-	ops[nfs4.OpRename] = opRename
-	ops[nfs4.OpLink] = opLink
-}
-
 // changeInfo is change_info4. atomic is false: the directory is not locked
 // between the two samples, so the client must not assume nothing else
 // changed.

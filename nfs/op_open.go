@@ -7,14 +7,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpOpen] = opOpen
-	ops[nfs4.OpClose] = opClose
-	ops[nfs4.OpOpenDowngrade] = opOpenDowngrade
-	ops[nfs4.OpTestStateid] = opTestStateid
-	ops[nfs4.OpFreeStateid] = opFreeStateid
-}
-
 type openArgs struct {
 	access, deny uint32
 	clientID     uint64
@@ -261,9 +253,16 @@ func (c *compound) openStateLocked(sid nfs4.Stateid) (*openState, uint32) {
 	return o, nfs4.OK
 }
 
+// closeArgs is CLOSE4args (RFC 8881 section 18.2.1); seqid is NFSv4.0's
+// and ignored in 4.1 (section 18.2.3).
+type closeArgs struct {
+	seqid       uint32
+	openStateid nfs4.Stateid
+}
+
 func opClose(c *compound) uint32 {
-	c.d.Uint32()
-	sid := nfs4.DecodeStateid(c.d)
+	a := closeArgs{seqid: c.d.Uint32(), openStateid: nfs4.DecodeStateid(c.d)}
+	sid := a.openStateid
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -283,11 +282,21 @@ func opClose(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// openDowngradeArgs is OPEN_DOWNGRADE4args (RFC 8881 section 18.18.1);
+// seqid is NFSv4.0's and ignored in 4.1.
+type openDowngradeArgs struct {
+	openStateid nfs4.Stateid
+	seqid       uint32
+	shareAccess uint32
+	shareDeny   uint32
+}
+
 func opOpenDowngrade(c *compound) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
-	c.d.Uint32()
-	access := c.d.Uint32() &^ nfs4.ShareAccessWantMask
-	deny := c.d.Uint32()
+	a := openDowngradeArgs{openStateid: nfs4.DecodeStateid(c.d), seqid: c.d.Uint32(),
+		shareAccess: c.d.Uint32(), shareDeny: c.d.Uint32()}
+	sid := a.openStateid
+	access := a.shareAccess &^ nfs4.ShareAccessWantMask
+	deny := a.shareDeny
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -309,8 +318,11 @@ func opOpenDowngrade(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// maxTestStateids bounds the stateids one TEST_STATEID may ask about.
+const maxTestStateids = 1024
+
 func opTestStateid(c *compound) uint32 {
-	n := c.d.ArrayLen(1024, 16)
+	n := c.d.ArrayLen(maxTestStateids, 16)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}

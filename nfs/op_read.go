@@ -6,12 +6,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
-func init() {
-	ops[nfs4.OpRead] = opRead
-	ops[nfs4.OpReadPlus] = opReadPlus
-	ops[nfs4.OpSeek] = opSeek
-}
-
 // readTarget does the checks common to READ, READ_PLUS and SEEK and returns
 // the file's descriptor and attributes.
 func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {

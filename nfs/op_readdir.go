@@ -6,8 +6,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
-func init() { ops[nfs4.OpReaddir] = opReaddir }
-
 // readdirArgs is READDIR4args (RFC 8881 §18.23.1).
 type readdirArgs struct {
 	cookie      uint64

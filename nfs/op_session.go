@@ -7,16 +7,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpExchangeID] = opExchangeID
-	ops[nfs4.OpCreateSession] = opCreateSession
-	ops[nfs4.OpSequence] = opSequence
-	ops[nfs4.OpDestroySession] = opDestroySession
-	ops[nfs4.OpDestroyClientid] = opDestroyClientid
-	ops[nfs4.OpBindConnToSession] = opBindConnToSession
-	ops[nfs4.OpReclaimComplete] = opReclaimComplete
-}
-
 const serverImplDomain = "nfsd-uring.dev"
 
 // decodeStateProtect reads state_protect4_a and reports whether it is one we
@@ -438,13 +428,21 @@ func opDestroyClientid(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// bindConnArgs is BIND_CONN_TO_SESSION4args (RFC 8881 section 18.34.1).
+// RDMA mode is never granted: the reply's bctsr_use_conn_in_rdma_mode is
+// false, as for any connection that cannot do it (section 18.34.3).
+type bindConnArgs struct {
+	sessID      []byte // aliases the request
+	dir         uint32
+	useConnRDMA bool
+}
+
 // opBindConnToSession binds the connection to a session; only the
 // client's principal may (RFC 8881 section 18.34.3; with SP4_NONE the
 // principal is the AUTH_SYS uid that made the client record).
 func opBindConnToSession(c *compound) uint32 {
-	sid := c.d.Fixed(nfs4.SessionIDSize)
-	dir := c.d.Uint32()
-	c.d.Bool()
+	a := bindConnArgs{sessID: c.d.Fixed(nfs4.SessionIDSize), dir: c.d.Uint32(), useConnRDMA: c.d.Bool()}
+	sid, dir := a.sessID, a.dir
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}

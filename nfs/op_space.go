@@ -7,17 +7,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-func init() {
-	ops[nfs4.OpAllocate] = opAllocate
-	ops[nfs4.OpDeallocate] = opDeallocate
-	ops[nfs4.OpCopy] = opCopy
-	ops[nfs4.OpClone] = opClone
-	// Copies are always synchronous: there is never an offload to ask
-	// about, so any stateid named here is unknown.
-	ops[nfs4.OpOffloadStatus] = opOffload
-	ops[nfs4.OpOffloadCancel] = opOffload
-}
-
 // fallocateOp is ALLOCATE and DEALLOCATE: stateid, offset, length.
 func fallocateOp(c *compound, mode uint32) uint32 {
 	sid := nfs4.DecodeStateid(c.d)
@@ -109,26 +98,45 @@ func decodeCopyArgs(d *xdr.Decoder) copyArgs {
 	return a
 }
 
-func opCopy(c *compound) uint32 {
-	a := decodeCopyArgs(c.d)
-	c.d.Bool() // consecutive: always
-	c.d.Bool() // synchronous: always
-	remote := c.d.ArrayLen(16, 4)
-	for i := 0; i < remote; i++ {
-		switch c.d.Uint32() {
-		case 1, 2:
-			c.d.String(nfs4.OpaqueLimit)
-		case 3:
-			c.d.String(nfs4.OpaqueLimit)
-			c.d.String(nfs4.OpaqueLimit)
+// copyRest is the part of COPY4args (RFC 7862 section 15.2.1) after
+// copyArgs. Whatever ca_consecutive and ca_synchronous ask, the copy is
+// done at once and in order, which the reply's copy_requirements4 says
+// (section 15.2.3 lets the server copy synchronously when asked not to).
+type copyRest struct {
+	consecutive, synchronous bool
+	sourceServers            int // netloc4 entries: an inter-server copy
+}
+
+// Netloc types (RFC 7862 section 3.3.1).
+const (
+	nl4Name    = 1
+	nl4URL     = 2
+	nl4Netaddr = 3
+)
+
+func decodeCopyRest(d *xdr.Decoder) copyRest {
+	r := copyRest{consecutive: d.Bool(), synchronous: d.Bool(), sourceServers: d.ArrayLen(16, 4)}
+	for i := 0; i < r.sourceServers; i++ {
+		switch d.Uint32() {
+		case nl4Name, nl4URL:
+			d.String(nfs4.OpaqueLimit)
+		case nl4Netaddr:
+			d.String(nfs4.OpaqueLimit) // netid
+			d.String(nfs4.OpaqueLimit) // uaddr
 		default:
-			c.d.Fail(xdr.ErrTooLong)
+			d.Fail(xdr.ErrTooLong)
 		}
 	}
+	return r
+}
+
+func opCopy(c *compound) uint32 {
+	a := decodeCopyArgs(c.d)
+	rest := decodeCopyRest(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if remote > 0 {
+	if rest.sourceServers > 0 {
 		return nfs4.ErrNotsupp // inter-server copy
 	}
 	src, dst, s := c.copyTargets(&a)
@@ -181,8 +189,11 @@ func opClone(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// opOffload is OFFLOAD_STATUS and OFFLOAD_CANCEL. Copies are always
+// synchronous: there is never an offload to ask about, so any stateid named
+// here is unknown.
 func opOffload(c *compound) uint32 {
-	nfs4.DecodeStateid(c.d)
+	_ = nfs4.DecodeStateid(c.d) // OFFLOAD_STATUS4args, OFFLOAD_CANCEL4args: the copy's stateid, never one of ours
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
