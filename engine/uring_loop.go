@@ -60,7 +60,7 @@ type loop struct {
 	mu      sync.Mutex
 	inConns []newConn
 	inReqs  []*ureq
-	inClose []*uconn // connections evicted by the partial-record budget
+	inClose []*uconn  // connections evicted by the partial-record budget
 	inSends []outCall // nfs's callbacks to send (see postSend)
 	stopReq bool
 	// sweepDue: the sweeper asks for a timeout check.

@@ -185,4 +185,3 @@ func isCall(rec []byte) bool {
 
 // SeqStatusFlags returns the sr_status_flags of the latest SEQUENCE reply.
 func (c *Client) SeqStatusFlags() uint32 { return c.seqFlags.Load() }
-
