@@ -178,6 +178,7 @@ type backChannel struct {
 	wanted atomic.Bool
 
 	mu    sync.Mutex
+	minor uint32 // CB_COMPOUND's minorversion: the session's
 	prog  uint32
 	sec   cbSec
 	secOK bool
@@ -187,10 +188,11 @@ type backChannel struct {
 }
 
 // initBack sets the back channel up from CREATE_SESSION's arguments.
-func (sess *session) initBack(prog uint32, sec cbSec, secOK bool) {
+func (sess *session) initBack(minor, prog uint32, sec cbSec, secOK bool) {
 	b := &sess.cb
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.minor = minor
 	b.prog, b.sec, b.secOK = prog, sec, secOK
 	b.slot = make(chan struct{}, 1)
 	b.seq = 1
@@ -293,7 +295,7 @@ func (s *Server) cbCompound(sess *session, nops uint32, args func(e *xdr.Encoder
 	defer func() { <-slot }()
 	b.mu.Lock()
 	conn := b.backConnLocked()
-	prog, sec, secOK, seq := b.prog, b.sec, b.secOK, b.seq
+	minor, prog, sec, secOK, seq := b.minor, b.prog, b.sec, b.secOK, b.seq
 	b.mu.Unlock()
 	if conn == nil || !secOK {
 		return cbResult{}, errNoBackChannel
@@ -302,7 +304,7 @@ func (s *Server) cbCompound(sess *session, nops uint32, args func(e *xdr.Encoder
 	e := xdr.NewEncoder(256)
 	encodeCBCall(e, xid, prog, sec)
 	e.Uint32(0) // tag
-	e.Uint32(1) // minorversion
+	e.Uint32(minor)
 	e.Uint32(0) // callback_ident: unused in 4.1
 	e.Uint32(nops + 1)
 	e.Uint32(nfs4.OpCBSequence)

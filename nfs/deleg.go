@@ -534,3 +534,24 @@ func opBackchannelCtl(c *compound) uint32 {
 	c.sess.setBackSec(prog, sec, ok)
 	return nfs4.OK
 }
+
+// encodeOpenArguments writes fattr4_open_arguments (RFC 9754 section 6):
+// each OPEN argument value the server supports, as a bitmap of the
+// value's number.
+func encodeOpenArguments(e *xdr.Encoder) {
+	bits := func(vals ...int) {
+		var w uint32
+		for _, v := range vals {
+			w |= 1 << v
+		}
+		e.Uint32(1)
+		e.Uint32(w)
+	}
+	bits(nfs4.ShareAccessRead, nfs4.ShareAccessWrite, nfs4.ShareAccessBoth)
+	bits(nfs4.ShareDenyNone, nfs4.ShareDenyRead, nfs4.ShareDenyWrite, nfs4.ShareDenyBoth)
+	// open_args_share_access_want4: ANY_DELEG, NO_DELEG, CANCEL (the
+	// want values shifted down by 8); no signal, push or timestamps.
+	bits(3, 4, 5)
+	bits(nfs4.ClaimNull, nfs4.ClaimDelegateCur, nfs4.ClaimFH, nfs4.ClaimDelegCurFH)
+	bits(nfs4.CreateUnchecked, nfs4.CreateGuarded, nfs4.CreateExclusive, nfs4.CreateExclusive41)
+}

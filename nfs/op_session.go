@@ -263,7 +263,7 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	// bound to the new session.
 	sess.bind(c.conn)
 	// deleg: the back channel; CONN_BACK_CHAN binds this connection for it.
-	sess.initBack(cb.prog, cb.sec, cb.secOK)
+	sess.initBack(c.minor, cb.prog, cb.sec, cb.secOK)
 	if flags&nfs4.CreateSessionConnBackChan != 0 {
 		sess.bindBack(c.conn)
 	}

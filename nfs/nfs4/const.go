@@ -439,6 +439,10 @@ const (
 	CBProcNull     = 0
 	CBProcCompound = 1
 
+	// AttrOpenArguments is FATTR4_OPEN_ARGUMENTS (RFC 9754): which OPEN
+	// arguments the server supports.
+	AttrOpenArguments = 86
+
 	OpCBGetattr  = 3
 	OpCBRecall   = 4
 	OpCBSequence = 11
