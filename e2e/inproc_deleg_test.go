@@ -18,9 +18,9 @@ import (
 // suite runs on (NFSD_ENGINE).
 
 // startDelegServer serves an empty export with the given lease.
-func startDelegServer(t *testing.T, lease uint32) string {
+func startDelegServer(t *testing.T, lease uint32, deleg bool) string {
 	t.Helper()
-	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, LeaseTime: lease})
+	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, LeaseTime: lease, Delegations: deleg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func makeFile(t *testing.T, c *client.Client, name string) []byte {
 // client's write open recalls it (CB_RECALL on the holder's connection),
 // the holder returns it, and the open then succeeds.
 func TestDelegationRecall(t *testing.T) {
-	addr := startDelegServer(t, 90)
+	addr := startDelegServer(t, 90, true)
 	ctx := context.Background()
 	a := dialDeleg(t, addr, client.Options{BackChannel: true})
 	b := dialDeleg(t, addr, client.Options{})
@@ -135,7 +135,7 @@ func TestDelegationRecall(t *testing.T) {
 // OPEN_DELEGATE_NONE_EXT with WND4_NOT_WANTED, and a client without a
 // back channel that asks for one gets none, with a reason.
 func TestDelegationWants(t *testing.T) {
-	addr := startDelegServer(t, 90)
+	addr := startDelegServer(t, 90, true)
 	ctx := context.Background()
 	a := dialDeleg(t, addr, client.Options{BackChannel: true})
 	b := dialDeleg(t, addr, client.Options{})
@@ -175,7 +175,7 @@ func TestDelegationWants(t *testing.T) {
 // stateid answers NFS4ERR_DELEG_REVOKED and its SEQUENCE replies carry
 // SEQ4_STATUS_RECALLABLE_STATE_REVOKED until it frees the stateid.
 func TestDelegationRevoked(t *testing.T) {
-	addr := startDelegServer(t, 1)
+	addr := startDelegServer(t, 1, true)
 	ctx := context.Background()
 	a := dialDeleg(t, addr, client.Options{BackChannel: true, Callbacks: client.Callbacks{
 		OnRecall: func(nfs4.Stateid, []byte) {}, // answers CB_RECALL, never returns
@@ -238,7 +238,7 @@ func TestDelegationRevoked(t *testing.T) {
 // holder (CB_GETATTR) and reports the size and a new change attribute
 // when the holder says it wrote.
 func TestDelegationCBGetattr(t *testing.T) {
-	addr := startDelegServer(t, 90)
+	addr := startDelegServer(t, 90, true)
 	ctx := context.Background()
 	var change atomic.Uint64
 	a := dialDeleg(t, addr, client.Options{BackChannel: true, Callbacks: client.Callbacks{
@@ -271,5 +271,21 @@ func TestDelegationCBGetattr(t *testing.T) {
 	}
 	if err := a.CloseFile(ctx, fa.FH, fa.Stateid); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Without Config.Delegations nothing is granted, even to a client with a
+// back channel that asks.
+func TestDelegationsOff(t *testing.T) {
+	addr := startDelegServer(t, 90, false)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	root := makeFile(t, a, "f")
+	f, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead|nfs4.ShareAccessWantReadDeleg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Open.Deleg != nfs4.DelegateNoneExt {
+		t.Fatalf("delegation %d granted with delegations off", f.Open.Deleg)
 	}
 }

@@ -143,7 +143,7 @@ func (c *compound) grantDeleg(n *node, access, want uint32) delegGrant {
 	if typ == nfs4.DelegateNone {
 		return none(nfs4.WhyNoDelegNotWanted)
 	}
-	if !c.sess.canCall() {
+	if !c.s.cfg.Delegations || !c.sess.canCall() {
 		return none(nfs4.WhyNoDelegResource)
 	}
 	sid, why := c.s.state.grant(c.sess.client, n, typ)

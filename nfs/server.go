@@ -65,6 +65,12 @@ type Config struct {
 	// cannot act as: AUTH_NONE, and uid or gid 0xFFFFFFFF or one outside
 	// the server's user namespace (0 means 65534, nobody and nogroup).
 	AnonUID, AnonGID uint32
+	// Delegations lets OPEN grant read and write delegations to clients
+	// with a back channel (deleg.go). Off by default: changes made to the
+	// exported files other than through this server (a local process)
+	// do not recall them yet, so a client holding one would keep serving
+	// its cache.
+	Delegations bool
 }
 
 // Handler is what an engine drives: Handle decodes and executes one RPC
