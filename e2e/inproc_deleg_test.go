@@ -289,3 +289,25 @@ func TestDelegationsOff(t *testing.T) {
 		t.Fatalf("delegation %d granted with delegations off", f.Open.Deleg)
 	}
 }
+
+// REMOVE by another client recalls a delegation on the file first.
+func TestDelegationRecallOnRemove(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	b := dialDeleg(t, addr, client.Options{})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	if err := a.CloseFile(ctx, fa.FH, fa.Stateid); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Remove(ctx, root, "f"); err != nil {
+		t.Fatalf("REMOVE: %v", err)
+	}
+	if a.Recalls() != 1 {
+		t.Fatalf("recalls %d, want 1", a.Recalls())
+	}
+}

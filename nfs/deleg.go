@@ -555,3 +555,19 @@ func encodeOpenArguments(e *xdr.Encoder) {
 	bits(nfs4.ClaimNull, nfs4.ClaimDelegateCur, nfs4.ClaimFH, nfs4.ClaimDelegCurFH)
 	bits(nfs4.CreateUnchecked, nfs4.CreateGuarded, nfs4.CreateExclusive, nfs4.CreateExclusive41)
 }
+
+// breakDelegsOf is breakDelegs for the file st describes in the current
+// directory's export, when the server knows it (REMOVE: another client's
+// delegation must come back before its file goes, RFC 8881 section
+// 10.4.4).
+func (c *compound) breakDelegsOf(st *unix.Stat_t) uint32 {
+	f := c.cfh.exp.fsOfDev(st.Dev)
+	if f == nil {
+		return nfs4.OK
+	}
+	n := c.s.files.get(nodeKey{c.cfh.exp.id, f.id, st.Ino})
+	if n == nil {
+		return nfs4.OK
+	}
+	return c.s.breakDelegs(c.sess.client, n, true)
+}
