@@ -20,8 +20,11 @@ type Config struct {
 	Recreate  bool          // readmatrix: rewrite files even if present
 	NoVerify  bool          // skip checking data read
 	UID, GID  uint32
-	Progress  bool             // live progress line on stderr
-	Warn      func(msg string) // remarks about options that cannot be honoured
+	// BackChannel asks for a back channel on each connection, so a
+	// server may grant delegations (the client answers recalls).
+	BackChannel bool
+	Progress    bool             // live progress line on stderr
+	Warn        func(msg string) // remarks about options that cannot be honoured
 }
 
 // SetDefaults fills zero fields.

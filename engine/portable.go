@@ -190,7 +190,20 @@ func (p *Portable) newConn(nc net.Conn) *conn {
 	c := &conn{p: p, nc: nc, st: nfs.NewConn(nc.RemoteAddr().String())}
 	c.fcond.L = &c.fmu
 	c.asm = assembler{max: p.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, hold: p.budget.hold(c.shutdown)}
+	c.st.SetSender(c.sendCall)
 	return c
+}
+
+// errConnGone is a callback's send on a connection that failed or closed.
+var errConnGone = errors.New("engine: connection closed")
+
+// sendCall sends a call record of nfs's back channel (a callback) between
+// replies, under the same write lock.
+func (c *conn) sendCall(rec [][]byte) error {
+	if !c.send(rec) {
+		return errConnGone
+	}
+	return nil
 }
 
 // shutdown closes the connection and wakes every waiter; any goroutine
@@ -219,6 +232,7 @@ func (p *Portable) serveConn(c *conn) {
 		c.asm.reset()
 		reqs.Wait()
 		c.shutdown()
+		c.st.Close()
 		p.mu.Lock()
 		delete(p.conns, c)
 		p.mu.Unlock()

@@ -52,6 +52,7 @@ func (l *loop) addConn(fd int, remote string) {
 	c := &uconn{l: l, fd: fd, st: nfs.NewConn(remote)}
 	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, direct: c.handleDirect,
 		hold: l.e.budget.hold(func() { l.postClose(c) })}
+	c.st.SetSender(func(rec [][]byte) error { return l.postSend(c, rec) })
 	if n := len(l.freeConns); n > 0 {
 		c.slot = l.freeConns[n-1]
 		l.freeConns = l.freeConns[:n-1]
@@ -199,6 +200,7 @@ func (c *uconn) close() {
 		return
 	}
 	c.closing = true
+	c.st.Close()
 	c.asm.reset()
 	for _, rec := range c.backlog {
 		recPool.put(rec.buf)

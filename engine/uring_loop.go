@@ -60,7 +60,8 @@ type loop struct {
 	mu      sync.Mutex
 	inConns []newConn
 	inReqs  []*ureq
-	inClose []*uconn // connections evicted by the partial-record budget
+	inClose []*uconn  // connections evicted by the partial-record budget
+	inSends []outCall // nfs's callbacks to send (see postSend)
 	stopReq bool
 	// sweepDue: the sweeper asks for a timeout check.
 	sweepDue atomic.Bool
@@ -79,6 +80,13 @@ type loop struct {
 	cqes      []ring.CQE
 	// enterFailed: an unexpected io_uring_enter error was logged.
 	enterFailed bool
+}
+
+// outCall is a record nfs sends on a connection: a callback on the back
+// channel.
+type outCall struct {
+	c   *uconn
+	rec []byte
 }
 
 type newConn struct {
@@ -274,6 +282,46 @@ func (l *loop) postConn(fd int, remote string) {
 	l.notify()
 }
 
+// postSend queues a callback record for c's send queue; any goroutine may
+// call it. The record is copied: it is one small CB_COMPOUND.
+func (l *loop) postSend(c *uconn, rec [][]byte) error {
+	var n int
+	for _, p := range rec {
+		n += len(p)
+	}
+	buf := make([]byte, 0, n)
+	for _, p := range rec {
+		buf = append(buf, p...)
+	}
+	l.mu.Lock()
+	if l.stopReq {
+		l.mu.Unlock()
+		return errConnGone
+	}
+	l.inSends = append(l.inSends, outCall{c, buf})
+	l.mu.Unlock()
+	l.notify()
+	return nil
+}
+
+// startSends puts posted callback records on their connections' send
+// queues, as replies with nothing to read.
+func (l *loop) startSends(sends []outCall) {
+	for _, s := range sends {
+		c := s.c
+		if c.closing {
+			continue // the caller's wait ends with the connection's Close
+		}
+		r := l.newReq(c)
+		c.inflight++
+		r.parts = append(r.parts[:0], s.rec)
+		c.sendQ = append(c.sendQ, r)
+		if !c.sending {
+			c.sendNext()
+		}
+	}
+}
+
 func (l *loop) postReq(r *ureq) {
 	l.mu.Lock()
 	l.inReqs = append(l.inReqs, r)
@@ -340,8 +388,8 @@ func (l *loop) onWake(c ring.CQE) {
 	l.efdArmed = false
 	l.wake.Store(false)
 	l.mu.Lock()
-	conns, reqs, stop := l.inConns, l.inReqs, l.stopReq
-	l.inConns, l.inReqs = nil, nil
+	conns, reqs, sends, stop := l.inConns, l.inReqs, l.inSends, l.stopReq
+	l.inConns, l.inReqs, l.inSends = nil, nil, nil
 	l.mu.Unlock()
 	for _, nc := range conns {
 		l.addConn(nc.fd, nc.remote)
@@ -349,6 +397,7 @@ func (l *loop) onWake(c ring.CQE) {
 	for _, r := range reqs {
 		r.onHandled()
 	}
+	l.startSends(sends)
 	l.closePosted()
 	if l.sweepDue.Swap(false) {
 		l.sweep()

@@ -299,7 +299,7 @@ func (r *ureq) onSend(cqe ring.CQE) {
 	}
 	closeAfter := false
 	for _, q := range c.sendQ[:done] {
-		closeAfter = closeAfter || q.rep.Close
+		closeAfter = closeAfter || (q.rep != nil && q.rep.Close) // a callback has no rep
 	}
 	c.releaseWire(done)
 	switch {

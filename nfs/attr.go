@@ -23,6 +23,7 @@ var supportedAttrs = nfs4.BitmapOf(
 	nfs4.AttrTimeAccess, nfs4.AttrTimeDelta, nfs4.AttrTimeMetadata, nfs4.AttrTimeModify,
 	nfs4.AttrMountedOnFileid, nfs4.AttrSuppattrExclcreat,
 	nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet,
+	nfs4.AttrOpenArguments,
 )
 
 // writeOnlyAttrs can be set but not read.
@@ -234,5 +235,7 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 		encodeTime(e, st.Mtim)
 	case nfs4.AttrSuppattrExclcreat:
 		exclcreatAttrs.Encode(e)
+	case nfs4.AttrOpenArguments:
+		encodeOpenArguments(e)
 	}
 }

@@ -23,7 +23,11 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		info := lookupOp(d.Uint32())
+		op := d.Uint32()
+		if op == nfs4.OpGetattr && s.state.dl.writes.Load() > 0 {
+			return false // it may wait for CB_GETATTR (deleg.go)
+		}
+		info := lookupOp(op)
 		if info == nil || info.flags&opInline == 0 {
 			return false
 		}

@@ -32,8 +32,9 @@ type node struct {
 	dead   bool        // dropped from the table: close the descriptors at the last unpin
 
 	// Guarded by stateTable.mu, not mu.
-	opens []*openState
-	locks []lockRange
+	opens  []*openState
+	delegs []*openState // delegations granted on the file (deleg.go)
+	locks  []lockRange
 }
 
 // nodeKey names a file: export, filesystem within it, inode. Two

@@ -182,6 +182,12 @@ func opRemove(c *compound) uint32 {
 	}
 	var st unix.Stat_t
 	gone := unix.Fstatat(dir.fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW)
+	if gone == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		if s := c.breakDelegsOf(&st); s != nfs4.OK { // deleg.go
+			dir.done()
+			return s
+		}
+	}
 	err := asCaller(c.cred, func() error {
 		if gone == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			return unix.Unlinkat(dir.fd, string(name), unix.AT_REMOVEDIR)

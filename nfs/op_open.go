@@ -18,6 +18,7 @@ type openArgs struct {
 	attrStatus   uint32
 	claim        uint32
 	name         []byte
+	delegSid     nfs4.Stateid // CLAIM_DELEGATE_CUR and CLAIM_DELEG_CUR_FH
 }
 
 // decodeOpen reads OPEN4args.
@@ -50,10 +51,10 @@ func decodeOpen(d *xdr.Decoder) openArgs {
 	case nfs4.ClaimPrevious:
 		d.Uint32()
 	case nfs4.ClaimDelegateCur:
-		nfs4.DecodeStateid(d)
+		a.delegSid = nfs4.DecodeStateid(d)
 		a.name = d.String(nfs4.OpaqueLimit)
 	case nfs4.ClaimDelegCurFH:
-		nfs4.DecodeStateid(d)
+		a.delegSid = nfs4.DecodeStateid(d)
 	case nfs4.ClaimFH, nfs4.ClaimDelegPrevFH:
 	default:
 		d.Fail(xdr.ErrTooLong)
@@ -69,7 +70,8 @@ func opOpen(c *compound) uint32 {
 	if s := c.needFH(); s != nfs4.OK {
 		return s
 	}
-	access := a.access &^ nfs4.ShareAccessWantMask
+	access := a.access &^ (nfs4.ShareAccessWantMask | wantFlags)
+	want := a.access & nfs4.ShareAccessWantMask
 	if access == 0 || access > nfs4.ShareAccessBoth || a.deny > nfs4.ShareDenyBoth {
 		return nfs4.ErrInval
 	}
@@ -91,9 +93,16 @@ func opOpen(c *compound) uint32 {
 	if s := c.openPermission(target, &st, access, res.created); s != nfs4.OK {
 		return s
 	}
+	if s := c.s.breakDelegs(c.sess.client, target, access&nfs4.ShareAccessWrite != 0 || a.deny&nfs4.ShareDenyRead != 0); s != nfs4.OK {
+		return s
+	}
 	sid, s := c.s.state.open(c.sess.client, a, target, access)
 	if s != nfs4.OK {
 		return s
+	}
+	deleg := delegGrant{typ: nfs4.DelegateNone}
+	if a.claim == nfs4.ClaimNull || a.claim == nfs4.ClaimFH {
+		deleg = c.grantDeleg(target, access, want)
 	}
 	c.setFH(target)
 	c.setCur(sid)
@@ -102,7 +111,7 @@ func opOpen(c *compound) uint32 {
 	changeInfo{res.before, res.after}.encode(e)
 	e.Uint32(nfs4.OpenResultLocktype)
 	res.attrset.Encode(e)
-	e.Uint32(nfs4.DelegateNone)
+	deleg.encode(e)
 	return nfs4.OK
 }
 
@@ -122,6 +131,17 @@ func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
 			return nil, nfs4.ErrInval
 		}
 		return c.cfh, nfs4.OK
+	case nfs4.ClaimDelegCurFH:
+		// The holder of a delegation being recalled turns the opens it
+		// made locally into server opens (RFC 8881 section 10.2.1).
+		if a.create {
+			return nil, nfs4.ErrInval
+		}
+		return c.cfh, c.checkDelegClaim(a.delegSid, c.cfh)
+	case nfs4.ClaimDelegateCur:
+		if a.create {
+			return nil, nfs4.ErrInval
+		}
 	case nfs4.ClaimPrevious:
 		return nil, nfs4.ErrNoGrace
 	default:
@@ -149,6 +169,9 @@ func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
 		n, err := c.s.lookupChild(c.cfh, string(a.name), &st)
 		if err != nil {
 			return nil, errno(err)
+		}
+		if a.claim == nfs4.ClaimDelegateCur {
+			return n, c.checkDelegClaim(a.delegSid, n)
 		}
 		return n, nfs4.OK
 	}
@@ -212,6 +235,11 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 	// for LOCKT; knfsd overwrites it from the session for OPEN and LOCK
 	// too, and the Linux client and pynfs send whatever they like there).
 	key := openKey{owner: "o:" + string(a.owner), node: n}
+	write := access&nfs4.ShareAccessWrite != 0 || a.deny&nfs4.ShareDenyRead != 0
+	if t.delegConflictLocked(cl, n, write) {
+		// A delegation granted since breakDelegs looked.
+		return nfs4.Stateid{}, nfs4.ErrDelay
+	}
 	for _, o := range n.opens {
 		if o.key != key && (o.deny&access != 0 || a.deny&o.access != 0) {
 			return nfs4.Stateid{}, nfs4.ErrShareDenied
@@ -247,7 +275,7 @@ func (c *compound) openStateLocked(sid nfs4.Stateid) (*openState, uint32) {
 	if s != nfs4.OK {
 		return nil, s
 	}
-	if !o.node.same(c.cfh) || o.lock != nil {
+	if !o.node.same(c.cfh) || o.lock != nil || o.deleg != nil {
 		return nil, nfs4.ErrBadStateid
 	}
 	return o, nfs4.OK
@@ -347,6 +375,12 @@ func opFreeStateid(c *compound) uint32 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	o, s := t.findLocked(c.sess.client, sid)
+	if s == nfs4.ErrDelegRevoked {
+		// RFC 8881 section 8.2.4: freeing a revoked delegation's stateid
+		// is how the client acknowledges the revocation.
+		t.dropLocked(t.opens[sid.Other])
+		return nfs4.OK
+	}
 	if s != nfs4.OK {
 		return s
 	}
@@ -356,5 +390,21 @@ func opFreeStateid(c *compound) uint32 {
 		return nfs4.ErrLocksHeld
 	}
 	t.dropLocked(o)
+	return nfs4.OK
+}
+
+// checkDelegClaim checks that sid is the compound's client's delegation
+// on n, for an OPEN that claims it.
+func (c *compound) checkDelegClaim(sid nfs4.Stateid, n *node) uint32 {
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	o, s := t.findLocked(c.sess.client, sid)
+	if s != nfs4.OK {
+		return s
+	}
+	if o.deleg == nil || !o.node.same(n) {
+		return nfs4.ErrBadStateid
+	}
 	return nfs4.OK
 }

@@ -153,28 +153,6 @@ func (a channelAttrs) encode(e *xdr.Encoder) {
 	e.Uint32(0)
 }
 
-func skipCallbackSec(d *xdr.Decoder) {
-	n := d.ArrayLen(16, 4)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		switch d.Uint32() {
-		case nfs4.AuthNone:
-		case nfs4.AuthSys:
-			d.Uint32()
-			d.Opaque(255)
-			d.Uint32()
-			d.Uint32()
-			m := d.ArrayLen(maxAuxGIDs, 4)
-			d.Skip(4 * m)
-		case 6: // RPCSEC_GSS
-			d.Uint32()
-			d.Opaque(nfs4.OpaqueLimit)
-			d.Opaque(nfs4.OpaqueLimit)
-		default:
-			d.Fail(xdr.ErrTooLong)
-		}
-	}
-}
-
 // minU32 returns the smaller of a and b, treating 0 from the client as "no
 // preference".
 func minU32(a, b uint32) uint32 {
@@ -198,8 +176,8 @@ func opCreateSession(c *compound) uint32 {
 	flags := d.Uint32()
 	fore := decodeChannelAttrs(d)
 	back := decodeChannelAttrs(d)
-	d.Uint32() // callback program: no back channel is offered
-	skipCallbackSec(d)
+	cbProg := d.Uint32()                   // deleg: back channel
+	cbSec, cbSecOK := decodeCallbackSec(d) // deleg: back channel
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -217,11 +195,18 @@ func opCreateSession(c *compound) uint32 {
 	}
 	back.headerPad = 0
 	back.maxReqs = min32(back.maxReqs, 1)
-	flags &^= nfs4.CreateSessionPersist | nfs4.CreateSessionConnBackChan | nfs4.CreateSessionConnRDMA
-	return s.state.createSession(c, clientID, seq, flags, fore, back)
+	flags &^= nfs4.CreateSessionPersist | nfs4.CreateSessionConnRDMA
+	return s.state.createSession(c, clientID, seq, flags, fore, back, backChannelArgs{cbProg, cbSec, cbSecOK})
 }
 
-func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint32, fore, back channelAttrs) uint32 {
+// backChannelArgs is what CREATE_SESSION says of the back channel (deleg).
+type backChannelArgs struct {
+	prog  uint32
+	sec   cbSec
+	secOK bool
+}
+
+func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint32, fore, back channelAttrs, cb backChannelArgs) uint32 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	cl := t.clients[clientID]
@@ -267,6 +252,11 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	// RFC 8881 section 18.36.4: the connection CREATE_SESSION came on is
 	// bound to the new session.
 	sess.bind(c.conn)
+	// deleg: the back channel; CONN_BACK_CHAN binds this connection for it.
+	sess.initBack(c.minor, cb.prog, cb.sec, cb.secOK)
+	if flags&nfs4.CreateSessionConnBackChan != 0 {
+		sess.bindBack(c.conn)
+	}
 	t.sessions[sess.id] = sess
 	cl.sessions[sess.id] = sess
 	start := c.e.Pos()
@@ -368,7 +358,7 @@ func opSequence(c *compound) uint32 {
 	e.Uint32(slotID)
 	e.Uint32(nslots - 1)
 	e.Uint32(nslots - 1)
-	e.Uint32(0) // status flags: no callback path is expected
+	e.Uint32(sess.seqStatus()) // deleg: revoked delegations, back channel down
 	return nfs4.OK
 }
 
@@ -453,16 +443,26 @@ func opBindConnToSession(c *compound) uint32 {
 	if dir != nfs4.CDRFore && dir != nfs4.CDRBack && dir != nfs4.CDRForeOrBoth && dir != nfs4.CDRBackOrBoth {
 		return nfs4.ErrInval
 	}
-	if dir == nfs4.CDRBack {
-		// There is no back channel to bind.
-		return nfs4.ErrInval
-	}
 	if sess.client.principal != c.cred.UID {
 		return nfs4.ErrWrongCred
 	}
-	sess.bind(c.conn)
+	// deleg: a connection bound for the back channel carries callbacks;
+	// the "or both" directions get both (RFC 8881 section 18.34.3).
+	res := uint32(nfs4.CDRFore)
+	switch dir {
+	case nfs4.CDRBack:
+		res = nfs4.CDRBack
+	case nfs4.CDRForeOrBoth, nfs4.CDRBackOrBoth:
+		res = nfs4.CDRBoth
+	}
+	if res != nfs4.CDRBack {
+		sess.bind(c.conn)
+	}
+	if res != nfs4.CDRFore {
+		sess.bindBack(c.conn)
+	}
 	c.e.Fixed(sess.id[:])
-	c.e.Uint32(nfs4.CDRFore)
+	c.e.Uint32(res)
 	c.e.Bool(false)
 	return nfs4.OK
 }

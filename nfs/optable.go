@@ -88,8 +88,8 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpClose:              {name: "CLOSE", flags: opModifies, run: opClose, rsize: fixed(stateidLen)},
 	nfs4.OpCommit:             {name: "COMMIT", flags: opModifies, run: opCommit, rsize: fixed(verifierLen)},
 	nfs4.OpCreate:             {name: "CREATE", flags: opModifies, run: opCreate, rsize: fixed(changeInfoLen + bitmapMax)},
-	nfs4.OpDelegPurge:         {name: "DELEGPURGE", run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpDelegReturn:        {name: "DELEGRETURN", flags: opModifies, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpDelegPurge:         {name: "DELEGPURGE", run: opDelegPurge, rsize: fixed(0)},
+	nfs4.OpDelegReturn:        {name: "DELEGRETURN", flags: opModifies, run: opDelegReturn, rsize: fixed(0)},
 	nfs4.OpGetattr:            {name: "GETATTR", flags: opInline, run: opGetattr, rsize: getattrRsize, skip: skipBitmap},
 	nfs4.OpGetfh:              {name: "GETFH", flags: opInline, run: opGetfh, rsize: fixed(4 + nfs4.FHSize), skip: skipN(0)},
 	nfs4.OpLink:               {name: "LINK", flags: opModifies, run: opLink, rsize: fixed(changeInfoLen)},
@@ -124,7 +124,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	// implement for 4.1, where FREE_STATEID and CLOSE do its work.
 	nfs4.OpReleaseLockowner: {name: "RELEASE_LOCKOWNER", run: opNotsupp, rsize: fixed(0)},
 
-	nfs4.OpBackchannelCtl:    {name: "BACKCHANNEL_CTL", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpBackchannelCtl:    {name: "BACKCHANNEL_CTL", minor: 1, flags: opModifies, run: opBackchannelCtl, rsize: fixed(0)},
 	nfs4.OpBindConnToSession: {name: "BIND_CONN_TO_SESSION", minor: 1, flags: opSessionless | opOnlyOp | opModifies, run: opBindConnToSession, rsize: fixed(nfs4.SessionIDSize + 4 + 4)},
 	// EXCHANGE_ID4resok: clientid, sequenceid, flags, state_protect4_r
 	// (SP4_NONE), server_owner4, server_scope, one nfs_impl_id4.
@@ -145,7 +145,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpSequence:         {name: "SEQUENCE", minor: 1, flags: opFirstOnly | opInline, run: opSequence, rsize: fixed(nfs4.SessionIDSize + 5*4), skip: skipN(nfs4.SessionIDSize + 16)},
 	nfs4.OpSetSSV:           {name: "SET_SSV", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpTestStateid:      {name: "TEST_STATEID", minor: 1, run: opTestStateid, rsize: testStateidRsize},
-	nfs4.OpWantDelegation:   {name: "WANT_DELEGATION", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpWantDelegation:   {name: "WANT_DELEGATION", minor: 1, flags: opModifies, run: opWantDelegation, rsize: fixed(openDelegMax)},
 	nfs4.OpDestroyClientid:  {name: "DESTROY_CLIENTID", minor: 1, flags: opSessionless | opModifies, run: opDestroyClientid, rsize: fixed(0)},
 	nfs4.OpReclaimComplete:  {name: "RECLAIM_COMPLETE", minor: 1, flags: opModifies, run: opReclaimComplete, rsize: fixed(0)},
 

@@ -65,6 +65,12 @@ type Config struct {
 	// cannot act as: AUTH_NONE, and uid or gid 0xFFFFFFFF or one outside
 	// the server's user namespace (0 means 65534, nobody and nogroup).
 	AnonUID, AnonGID uint32
+	// Delegations lets OPEN grant read and write delegations to clients
+	// with a back channel (deleg.go). Off by default: changes made to the
+	// exported files other than through this server (a local process)
+	// do not recall them yet, so a client holding one would keep serving
+	// its cache.
+	Delegations bool
 }
 
 // Handler is what an engine drives: Handle decodes and executes one RPC
@@ -76,12 +82,13 @@ type Handler interface {
 	MaxRecord() int
 }
 
-// Conn is the protocol state of one transport connection. Nothing is
-// bound to connections yet (there is no back channel); engines pass it so
-// connection binding can be added without changing them.
+// Conn is the protocol state of one transport connection: its id (for
+// session binding) and, when the engine installed a sender, the way to
+// call the client back on it (callback.go).
 type Conn struct {
 	ID     uint64
 	Remote string
+	calls  connCalls
 }
 
 var connIDs atomic.Uint64
@@ -212,7 +219,11 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 	d.Reset(rec)
 	call, ok := decodeCall(d)
 	if !ok {
-		// Not even a call header: there is no xid to answer to.
+		// A reply to one of our callbacks, or not even a call header:
+		// either way there is nothing to answer.
+		if isReply(rec) {
+			c.deliver(rec)
+		}
 		rep.Drop = true
 		return
 	}
@@ -257,6 +268,7 @@ func (s *Server) reapLeases() {
 			return
 		case now := <-t.C:
 			s.state.expire(now)
+			s.state.revokeOverdue(now)
 		}
 	}
 }

@@ -27,6 +27,7 @@ type stateTable struct {
 	owners   map[string]*client
 	sessions map[[nfs4.SessionIDSize]byte]*session
 	opens    map[[nfs4.OtherSize]byte]*openState
+	dl       delegTable // delegations (deleg.go)
 }
 
 type client struct {
@@ -43,6 +44,7 @@ type client struct {
 	opens       map[openKey]*openState // open and lock stateids
 	lockRanges  int                    // byte ranges its lock stateids hold
 	renewed     atomic.Int64           // unix nanoseconds of the last renewal
+	revoked     atomic.Int32           // revoked delegations not yet freed (deleg.go)
 	reclaimDone bool
 }
 
@@ -62,6 +64,7 @@ type session struct {
 	// conns are the connections bound to the session (RFC 8881 section
 	// 2.10.3.1), most recent last; DESTROY_SESSION must come on one.
 	conns []uint64
+	cb    backChannel // callbacks (callback.go)
 }
 
 type channelAttrs struct {
@@ -87,6 +90,7 @@ type openState struct {
 	access uint32
 	deny   uint32
 	lock   *lockOwner
+	deleg  *delegState // set for a delegation stateid (deleg.go)
 }
 
 // lockOwner is the lock-specific part of a lock stateid.
@@ -174,13 +178,16 @@ func (t *stateTable) session(id []byte) *session {
 func (t *stateTable) holds(n *node) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(n.opens) > 0 || len(n.locks) > 0
+	return len(n.opens) > 0 || len(n.locks) > 0 || len(n.delegs) > 0
 }
 
 // dropLocked forgets an open or lock stateid, with the locks it holds.
 func (t *stateTable) dropLocked(o *openState) {
 	delete(t.opens, o.other)
 	delete(o.client.opens, o.key)
+	if o.deleg != nil {
+		t.unlinkDelegLocked(o)
+	}
 	n := o.node
 	for i, x := range n.opens {
 		if x == o {
@@ -245,6 +252,9 @@ func (t *stateTable) findLocked(cl *client, sid nfs4.Stateid) (*openState, uint3
 	o := t.opens[sid.Other]
 	if o == nil || o.client != cl {
 		return nil, nfs4.ErrBadStateid
+	}
+	if o.deleg != nil && o.deleg.revoked {
+		return nil, nfs4.ErrDelegRevoked
 	}
 	switch {
 	case sid.Seqid == 0 || sid.Seqid == o.seq:

@@ -33,6 +33,11 @@ type Options struct {
 	DelayRetries int           // retries on NFS4ERR_DELAY; default 20
 	DelayMin     time.Duration // first backoff; default 5ms
 	DelayMax     time.Duration // backoff cap; default 500ms
+	// BackChannel asks for a back channel on the connection and answers
+	// the server's callbacks (see Callbacks); without it the server
+	// grants no delegations.
+	BackChannel bool
+	Callbacks   Callbacks
 }
 
 func (o *Options) setDefaults() {
@@ -77,6 +82,8 @@ type Client struct {
 	sess     *session
 	owners   atomic.Uint64
 	stats    counters
+	cb       cbCounters
+	seqFlags atomic.Uint32 // sr_status_flags of the last SEQUENCE
 }
 
 // Dial connects to addr, establishes a client id and a session, and sends
@@ -116,7 +123,7 @@ func Connect(conn net.Conn, opts Options) *Client {
 	rand.Read(x[:])
 	first := uint32(x[0])<<24 | uint32(x[1])<<16 | uint32(x[2])<<8 | uint32(x[3])
 	max := int(max(opts.MaxResponse, opts.MaxRequest)) + 64<<10
-	c.t = newTransport(conn, max, first)
+	c.t = newTransport(conn, max, first, c.onCall)
 	return c
 }
 

@@ -79,10 +79,15 @@ func (c *Client) ExchangeID(ctx context.Context) (ExchangeIDRes, error) {
 // EncodeCreateSession writes CREATE_SESSION with no back channel security
 // beyond AUTH_NONE and no flags.
 func EncodeCreateSession(e *xdr.Encoder, clientID uint64, seqid uint32, fore, back ChannelAttrs) {
+	EncodeCreateSessionFlags(e, clientID, seqid, 0, fore, back)
+}
+
+// EncodeCreateSessionFlags is EncodeCreateSession with csa_flags.
+func EncodeCreateSessionFlags(e *xdr.Encoder, clientID uint64, seqid, flags uint32, fore, back ChannelAttrs) {
 	e.Uint32(nfs4.OpCreateSession)
 	e.Uint64(clientID)
 	e.Uint32(seqid)
-	e.Uint32(0) // csa_flags: no persistence, no back channel on this conn
+	e.Uint32(flags)
 	fore.encode(e)
 	back.encode(e)
 	e.Uint32(0x40000000) // csa_cb_program
@@ -99,7 +104,11 @@ func (c *Client) CreateSession(ctx context.Context, clientID uint64, seqid uint3
 	}
 	back := ChannelAttrs{MaxRequest: 4096, MaxResponse: 4096, MaxOps: 2, MaxRequests: 1}
 	r, err := c.RawCompound(ctx, c.opts.Minor, func(e *xdr.Encoder) int {
-		EncodeCreateSession(e, clientID, seqid, fore, back)
+		var flags uint32
+		if c.opts.BackChannel {
+			flags = nfs4.CreateSessionConnBackChan
+		}
+		EncodeCreateSessionFlags(e, clientID, seqid, flags, fore, back)
 		return 1
 	})
 	if err != nil {

@@ -141,6 +141,7 @@ func (c *Client) settleSlot(slot, seq, xid uint32, res result) (*Reply, error) {
 		return nil, fmt.Errorf("SEQUENCE result: %w", err)
 	}
 	next = seq + 1
+	c.seqFlags.Store(sr.StatusFlags)
 	if sr.SessionID != c.sess.id || sr.Seqid != seq || sr.Slot != slot {
 		return nil, fmt.Errorf("SEQUENCE reply for session/seq/slot %x/%d/%d, sent %x/%d/%d",
 			sr.SessionID, sr.Seqid, sr.Slot, c.sess.id, seq, slot)

@@ -37,11 +37,14 @@ type transport struct {
 	bytesIn   atomic.Uint64
 	dropped   atomic.Uint64
 	maxRecord int
+	// onCall answers a CALL record from the server (a callback).
+	onCall func(rec []byte)
 }
 
-func newTransport(conn net.Conn, maxRecord int, firstXID uint32) *transport {
+func newTransport(conn net.Conn, maxRecord int, firstXID uint32, onCall func([]byte)) *transport {
 	t := &transport{
 		conn:      conn,
+		onCall:    onCall,
 		pending:   make(map[uint32]chan result),
 		done:      make(chan struct{}),
 		maxRecord: maxRecord,
@@ -66,6 +69,10 @@ func (t *transport) readLoop() {
 		t.bytesIn.Add(uint64(len(rec)) + 4)
 		if len(rec) < 4 {
 			t.dropped.Add(1)
+			continue
+		}
+		if isCall(rec) && t.onCall != nil {
+			go t.onCall(rec)
 			continue
 		}
 		xid := binary.BigEndian.Uint32(rec)

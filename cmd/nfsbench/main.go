@@ -83,6 +83,7 @@ func parseFlags(name string, args []string) *options {
 	fs.StringVar(&o.cache, "cache", "uncached,cached", "readmatrix: cache modes to run")
 	fs.BoolVar(&o.cfg.Recreate, "recreate", false, "readmatrix: rewrite the files even if present")
 	fs.BoolVar(&o.cfg.NoVerify, "no-verify", false, "do not check the data read")
+	fs.BoolVar(&o.cfg.BackChannel, "back-channel", false, "ask for a back channel (the server may then grant delegations; recalls are answered)")
 	uid := fs.Uint("uid", 0, "AUTH_SYS uid")
 	gid := fs.Uint("gid", 0, "AUTH_SYS gid")
 	fs.StringVar(&o.jsonOut, "json", "", "write one JSON object per phase to FILE")

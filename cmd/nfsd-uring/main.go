@@ -99,6 +99,7 @@ func run() error {
 	maxConns := flag.Int("max-conns", 4096, "most open connections; further ones are closed as they are accepted")
 	maxPartial := flag.Int("max-partial-bytes", 256<<20, "memory for request records still being received, all connections together; past it the connection with the oldest partial record is closed")
 	maxQueued := flag.Int("max-queued-bytes", 8<<20, "per connection: reply bytes waiting to be sent, and request bytes waiting to be handled, before the server stops reading from it")
+	delegations := flag.Bool("delegations", false, "grant read and write delegations to clients with a back channel (off: changes made to the export other than through this server do not recall them)")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
 	flag.Parse()
@@ -134,7 +135,7 @@ func run() error {
 	}
 	fio := engine.NewFileIO(mode)
 	fio.NoSplit = !*splitWrites
-	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir,
+	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem})
 	if err != nil {

@@ -404,3 +404,46 @@ const (
 	SetToServerTime = 0
 	SetToClientTime = 1
 )
+
+// Delegations and the callback program (RFC 8881 sections 10.2, 18.16,
+// 20): added with the back channel.
+const (
+	ErrCbPathDown         = 10048
+	ErrDelegAlreadyWanted = 10056
+	ErrDelegRevoked       = 10087
+	ErrEncrAlgUnsupp      = 10079
+
+	// OPEN4_SHARE_ACCESS_WANT_* values under ShareAccessWantMask.
+	ShareAccessWantNoPreference = 0x0000
+	ShareAccessWantReadDeleg    = 0x0100
+	ShareAccessWantWriteDeleg   = 0x0200
+	ShareAccessWantAnyDeleg     = 0x0300
+	ShareAccessWantNoDeleg      = 0x0400
+	ShareAccessWantCancel       = 0x0500
+	// Flags above the share_access and want fields.
+	ShareAccessWantSignalDelegWhenResrcAvail = 0x10000
+	ShareAccessWantPushDelegWhenUncontended  = 0x20000
+
+	WhyNoDelegWriteDelegNotSuppFile = 4
+	WhyNoDelegNotSuppUpgrade        = 5
+	WhyNoDelegNotSuppDowngrade      = 6
+	WhyNoDelegCancelled             = 7
+	WhyNoDelegIsDir                 = 8
+
+	SeqStatusCBPathDownSession      = 0x200
+	SeqStatusRecallableStateRevoked = 0x40
+	SeqStatusBackchannelFault       = 0x400
+
+	// The callback program: NFS4_CALLBACK version 1, CB_COMPOUND.
+	CBVersion      = 1
+	CBProcNull     = 0
+	CBProcCompound = 1
+
+	// AttrOpenArguments is FATTR4_OPEN_ARGUMENTS (RFC 9754): which OPEN
+	// arguments the server supports.
+	AttrOpenArguments = 86
+
+	OpCBGetattr  = 3
+	OpCBRecall   = 4
+	OpCBSequence = 11
+)

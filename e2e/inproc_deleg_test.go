@@ -1,0 +1,313 @@
+package e2e
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/bench/client"
+	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+)
+
+// Delegations over the back channel: the server calls the client back on
+// the client's own connection (CB_RECALL, CB_GETATTR), on the engine the
+// suite runs on (NFSD_ENGINE).
+
+// startDelegServer serves an empty export with the given lease.
+func startDelegServer(t *testing.T, lease uint32, deleg bool) string {
+	t.Helper()
+	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, LeaseTime: lease, Delegations: deleg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(testEngine(), srv, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- eng.Serve(ln) }()
+	t.Cleanup(func() {
+		eng.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		srv.Close()
+	})
+	return ln.Addr().String()
+}
+
+func dialDeleg(t *testing.T, addr string, opts client.Options) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// makeFile creates name in the root and returns the root's handle.
+func makeFile(t *testing.T, c *client.Client, name string) []byte {
+	t.Helper()
+	ctx := context.Background()
+	root, err := c.RootFH(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.OpenWith(ctx, root, &client.OpenArgs{Access: nfs4.ShareAccessBoth | nfs4.ShareAccessWantNoDeleg,
+		Name: name, Create: true, CreateMode: nfs4.CreateUnchecked})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CloseFile(ctx, f.FH, f.Stateid); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// A read delegation is granted to a client with a back channel; another
+// client's write open recalls it (CB_RECALL on the holder's connection),
+// the holder returns it, and the open then succeeds.
+func TestDelegationRecall(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	b := dialDeleg(t, addr, client.Options{})
+	root := makeFile(t, a, "f")
+
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("read open by a client with a back channel got delegation type %d, want read", fa.Open.Deleg)
+	}
+	// A read open by another client does not conflict with a read
+	// delegation; b has no back channel, so it gets none itself.
+	fb, err := b.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb.Open.Deleg != nfs4.DelegateNone || a.Recalls() != 0 {
+		t.Fatalf("read open by b: delegation %d, recalls %d; want none, 0", fb.Open.Deleg, a.Recalls())
+	}
+	// A write open conflicts: recalled, returned, then served.
+	fw, err := b.Open(ctx, root, "f", nfs4.ShareAccessWrite)
+	if err != nil {
+		t.Fatalf("conflicting open after recall: %v", err)
+	}
+	if a.Recalls() != 1 || a.DelegReturns() != 1 {
+		t.Fatalf("recalls %d, returns %d; want 1, 1", a.Recalls(), a.DelegReturns())
+	}
+	st, err := a.TestStateid(ctx, fa.Open.DelegSid)
+	if err != nil || st[0] != nfs4.ErrBadStateid {
+		t.Fatalf("returned delegation's stateid: %v %v, want BAD_STATEID", st, err)
+	}
+	// While b holds the file open for writing, a gets no delegation.
+	fa2, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fa2.Open.Deleg != nfs4.DelegateNone {
+		t.Fatalf("read open while another client writes got delegation %d", fa2.Open.Deleg)
+	}
+	for _, c := range []struct {
+		c *client.Client
+		f *client.File
+	}{{a, fa}, {a, fa2}, {b, fb}, {b, fw}} {
+		if err := c.c.CloseFile(ctx, c.f.FH, c.f.Stateid); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The want flags: OPEN4_SHARE_ACCESS_WANT_NO_DELEG gets
+// OPEN_DELEGATE_NONE_EXT with WND4_NOT_WANTED, and a client without a
+// back channel that asks for one gets none, with a reason.
+func TestDelegationWants(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	b := dialDeleg(t, addr, client.Options{})
+	root := makeFile(t, a, "f")
+	for _, tc := range []struct {
+		c      *client.Client
+		access uint32
+		typ    uint32
+		why    uint32
+	}{
+		{a, nfs4.ShareAccessRead | nfs4.ShareAccessWantNoDeleg, nfs4.DelegateNoneExt, nfs4.WhyNoDelegNotWanted},
+		{b, nfs4.ShareAccessRead | nfs4.ShareAccessWantReadDeleg, nfs4.DelegateNoneExt, nfs4.WhyNoDelegResource},
+		{b, nfs4.ShareAccessRead, nfs4.DelegateNone, 0},
+		// Unknown hint flags above the want field are ignored.
+		{a, nfs4.ShareAccessBoth | nfs4.ShareAccessWantWriteDeleg | nfs4.ShareAccessWantSignalDelegWhenResrcAvail, nfs4.DelegateWrite, 0},
+	} {
+		f, err := tc.c.Open(ctx, root, "f", tc.access)
+		if err != nil {
+			t.Fatalf("access %#x: %v", tc.access, err)
+		}
+		if f.Open.Deleg != tc.typ || f.Open.WhyNoDeleg != tc.why {
+			t.Errorf("access %#x: delegation %d (why %d), want %d (why %d)", tc.access, f.Open.Deleg, f.Open.WhyNoDeleg, tc.typ, tc.why)
+		}
+		if f.Open.Deleg == nfs4.DelegateWrite {
+			if err := tc.c.DelegReturn(ctx, f.FH, f.Open.DelegSid); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tc.c.CloseFile(ctx, f.FH, f.Stateid); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A holder that never returns a recalled delegation loses it a lease
+// after the recall: the other client's open is served, the holder's
+// stateid answers NFS4ERR_DELEG_REVOKED and its SEQUENCE replies carry
+// SEQ4_STATUS_RECALLABLE_STATE_REVOKED until it frees the stateid.
+func TestDelegationRevoked(t *testing.T) {
+	addr := startDelegServer(t, 1, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true, Callbacks: client.Callbacks{
+		OnRecall: func(nfs4.Stateid, []byte) {}, // answers CB_RECALL, never returns
+	}})
+	b := dialDeleg(t, addr, client.Options{DelayRetries: 1000, DelayMax: 100 * time.Millisecond})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	// a keeps its lease while b waits (the 1 s lease is a's too).
+	stop := make(chan struct{})
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+				a.Access(ctx, root, nfs4.AccessRead)
+			}
+		}
+	}()
+	fb, err := b.Open(ctx, root, "f", nfs4.ShareAccessWrite)
+	close(stop)
+	<-renewed
+	if err != nil {
+		t.Fatalf("open after revocation: %v", err)
+	}
+	if a.Recalls() != 1 {
+		t.Fatalf("recalls %d, want 1", a.Recalls())
+	}
+	_, _, err = a.Read(ctx, fa.FH, fa.Open.DelegSid, 0, 10)
+	if !client.IsStatus(err, nfs4.ErrDelegRevoked) {
+		t.Fatalf("READ with the revoked delegation: %v, want NFS4ERR_DELEG_REVOKED", err)
+	}
+	if a.SeqStatusFlags()&nfs4.SeqStatusRecallableStateRevoked == 0 {
+		t.Fatalf("SEQUENCE flags %#x lack RECALLABLE_STATE_REVOKED", a.SeqStatusFlags())
+	}
+	st, err := a.TestStateid(ctx, fa.Open.DelegSid)
+	if err != nil || st[0] != nfs4.ErrDelegRevoked {
+		t.Fatalf("TEST_STATEID: %v %v, want DELEG_REVOKED", st, err)
+	}
+	if err := a.FreeStateid(ctx, fa.Open.DelegSid); err != nil {
+		t.Fatalf("FREE_STATEID of the revoked delegation: %v", err)
+	}
+	if _, err := a.TestStateid(ctx, fa.Open.DelegSid); err != nil {
+		t.Fatal(err)
+	}
+	if a.SeqStatusFlags()&nfs4.SeqStatusRecallableStateRevoked != 0 {
+		t.Fatalf("SEQUENCE flags %#x still say RECALLABLE_STATE_REVOKED after FREE_STATEID", a.SeqStatusFlags())
+	}
+	if err := b.CloseFile(ctx, fb.FH, fb.Stateid); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Another client's GETATTR of a file under a write delegation asks the
+// holder (CB_GETATTR) and reports the size and a new change attribute
+// when the holder says it wrote.
+func TestDelegationCBGetattr(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	var change atomic.Uint64
+	a := dialDeleg(t, addr, client.Options{BackChannel: true, Callbacks: client.Callbacks{
+		OnGetattr: func([]byte) (uint64, uint64, bool) { return 5, change.Load() + 1, true },
+	}})
+	b := dialDeleg(t, addr, client.Options{})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessBoth)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateWrite {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	before, err := a.Getattr(ctx, fa.FH, nfs4.BitmapOf(nfs4.AttrChange, nfs4.AttrSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	change.Store(before.Change)
+	got, err := b.Getattr(ctx, fa.FH, nfs4.BitmapOf(nfs4.AttrChange, nfs4.AttrSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.CBGetattrs() != 1 || got.Size != 5 || got.Change == before.Change {
+		t.Fatalf("CB_GETATTRs %d, size %d, change %d (before %d); want 1, 5, changed", a.CBGetattrs(), got.Size, got.Change, before.Change)
+	}
+	// The holder's own GETATTR does not call it back.
+	if _, err := a.Getattr(ctx, fa.FH, nfs4.BitmapOf(nfs4.AttrSize)); err != nil || a.CBGetattrs() != 1 {
+		t.Fatalf("holder's GETATTR: %v, CB_GETATTRs %d", err, a.CBGetattrs())
+	}
+	if err := a.DelegReturn(ctx, fa.FH, fa.Open.DelegSid); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CloseFile(ctx, fa.FH, fa.Stateid); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Without Config.Delegations nothing is granted, even to a client with a
+// back channel that asks.
+func TestDelegationsOff(t *testing.T) {
+	addr := startDelegServer(t, 90, false)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	root := makeFile(t, a, "f")
+	f, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead|nfs4.ShareAccessWantReadDeleg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Open.Deleg != nfs4.DelegateNoneExt {
+		t.Fatalf("delegation %d granted with delegations off", f.Open.Deleg)
+	}
+}
+
+// REMOVE by another client recalls a delegation on the file first.
+func TestDelegationRecallOnRemove(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	b := dialDeleg(t, addr, client.Options{})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	if err := a.CloseFile(ctx, fa.FH, fa.Stateid); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Remove(ctx, root, "f"); err != nil {
+		t.Fatalf("REMOVE: %v", err)
+	}
+	if a.Recalls() != 1 {
+		t.Fatalf("recalls %d, want 1", a.Recalls())
+	}
+}

@@ -1,0 +1,566 @@
+package nfs
+
+import (
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// Delegations (RFC 8881 section 10.2). OPEN grants a read or write
+// delegation when no other client's state conflicts and the client has a
+// back channel to recall it over. An access by another client that
+// conflicts (OPEN, and the namespace and size changes that call
+// breakDelegs) recalls it with CB_RECALL and answers NFS4ERR_DELAY until
+// the holder returns it with DELEGRETURN; one not returned within a lease
+// of the recall is revoked: its stateid then gives NFS4ERR_DELEG_REVOKED
+// and the holder's SEQUENCE replies carry
+// SEQ4_STATUS_RECALLABLE_STATE_REVOKED until it frees the stateid. A
+// delegation is an openState with deleg set, so stateid lookup, TEST_STATEID
+// and the per-client cap treat it like any other stateid.
+
+const (
+	// cbTimeout bounds a CB_RECALL's wait for its reply.
+	cbTimeout = 10 * time.Second
+	// recallWait is how long a conflicting request waits for a recalled
+	// delegation to come back before answering NFS4ERR_DELAY: a client
+	// that returns at once (the Linux client takes a few milliseconds)
+	// then costs the opener no DELAY round trip and its backoff (100 ms
+	// and more for the Linux client).
+	recallWait = 100 * time.Millisecond
+	// cbGetattrTimeout bounds a GETATTR's wait for CB_GETATTR: the
+	// request holds a worker meanwhile. Without an answer the server's
+	// own attributes are reported.
+	cbGetattrTimeout = time.Second
+	// wantFlags are the share_access bits above the want field
+	// (OPEN4_SHARE_ACCESS_WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL, ..._PUSH_...,
+	// and RFC 9754's timestamps and OPEN_XOR_DELEGATION): hints the server
+	// may ignore.
+	wantFlags = 0xffff0000
+)
+
+// delegState is the delegation part of a delegation stateid.
+type delegState struct {
+	typ      uint32    // nfs4.DelegateRead or nfs4.DelegateWrite
+	recalled time.Time // when CB_RECALL was sent; zero before
+	revoked  bool
+	gone     chan struct{} // closed when returned, revoked or dropped
+}
+
+// delegTable is the server-wide delegation state, under stateTable.mu
+// except for the atomic counter.
+type delegTable struct {
+	recalling map[*openState]struct{}
+	// writes counts write delegations out: while there are none, GETATTR
+	// needs no CB_GETATTR check and may run on an event loop.
+	writes atomic.Int64
+}
+
+// delegGrant is what OPEN reports in its open_delegation4.
+type delegGrant struct {
+	typ uint32 // nfs4.Delegate*
+	sid nfs4.Stateid
+	why uint32 // WND4_* with DelegateNoneExt
+}
+
+// encode writes open_delegation4.
+func (g delegGrant) encode(e *xdr.Encoder) {
+	e.Uint32(g.typ)
+	switch g.typ {
+	case nfs4.DelegateRead, nfs4.DelegateWrite:
+		g.sid.Encode(e)
+		e.Bool(false) // recall: not being recalled
+		if g.typ == nfs4.DelegateWrite {
+			e.Uint32(1) // NFS_LIMIT_SIZE: the client may grow the file freely
+			e.Uint64(^uint64(0))
+		}
+		// permissions: an empty ACE, as knfsd sends: the client asks
+		// ACCESS for anything it opens locally.
+		e.Uint32(0)
+		e.Uint32(0)
+		e.Uint32(0)
+		e.Uint32(0)
+	case nfs4.DelegateNoneExt:
+		e.Uint32(g.why)
+		if g.why == nfs4.WhyNoDelegContention || g.why == nfs4.WhyNoDelegResource {
+			e.Bool(false) // the server will not push or signal
+		}
+	}
+}
+
+// wantedType is the delegation type an OPEN with access and want asks
+// for, or DelegateNone. Without a preference a read-only open gets a read
+// delegation and a read-write open a write one (as knfsd: a write-only
+// open would let the client serve later reads it was never checked for).
+func wantedType(access, want uint32) uint32 {
+	switch want {
+	case nfs4.ShareAccessWantReadDeleg:
+		return nfs4.DelegateRead
+	case nfs4.ShareAccessWantWriteDeleg:
+		return nfs4.DelegateWrite
+	case nfs4.ShareAccessWantAnyDeleg:
+		if access&nfs4.ShareAccessWrite != 0 {
+			return nfs4.DelegateWrite
+		}
+		return nfs4.DelegateRead
+	case nfs4.ShareAccessWantNoPreference:
+		switch access {
+		case nfs4.ShareAccessRead:
+			return nfs4.DelegateRead
+		case nfs4.ShareAccessBoth:
+			return nfs4.DelegateWrite
+		}
+	}
+	return nfs4.DelegateNone
+}
+
+// grantDeleg decides the delegation of an OPEN of n by the compound's
+// client with access and want (RFC 8881 section 10.4).
+func (c *compound) grantDeleg(n *node, access, want uint32) delegGrant {
+	none := func(why uint32) delegGrant {
+		if want == nfs4.ShareAccessWantNoPreference {
+			return delegGrant{typ: nfs4.DelegateNone}
+		}
+		return delegGrant{typ: nfs4.DelegateNoneExt, why: why}
+	}
+	switch want {
+	case nfs4.ShareAccessWantNoDeleg:
+		return delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegNotWanted}
+	case nfs4.ShareAccessWantCancel:
+		return delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegCancelled}
+	}
+	typ := wantedType(access, want)
+	if typ == nfs4.DelegateNone {
+		return none(nfs4.WhyNoDelegNotWanted)
+	}
+	if !c.s.cfg.Delegations || !c.sess.canCall() {
+		return none(nfs4.WhyNoDelegResource)
+	}
+	sid, why := c.s.state.grant(c.sess.client, n, typ)
+	if why != 0 {
+		return none(why - 1)
+	}
+	return delegGrant{typ: typ, sid: sid}
+}
+
+// grant records a delegation of n to cl if nothing conflicts. why is
+// WND4_* + 1 when there is none (0 when granted).
+func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, o := range n.opens {
+		if o.client == cl {
+			continue
+		}
+		if typ == nfs4.DelegateWrite || o.access&nfs4.ShareAccessWrite != 0 {
+			return nfs4.Stateid{}, nfs4.WhyNoDelegContention + 1
+		}
+	}
+	for _, o := range n.delegs {
+		// A client holds one delegation per file; a conflicting or
+		// recalled one of another client's stops a new grant.
+		if o.client == cl || typ == nfs4.DelegateWrite || o.deleg.typ == nfs4.DelegateWrite || !o.deleg.recalled.IsZero() {
+			return nfs4.Stateid{}, nfs4.WhyNoDelegContention + 1
+		}
+	}
+	if len(cl.opens) >= t.s.cfg.MaxOpensPerClient {
+		return nfs4.Stateid{}, nfs4.WhyNoDelegResource + 1
+	}
+	o := &openState{other: t.newOther(), seq: 1, client: cl, node: n,
+		deleg: &delegState{typ: typ, gone: make(chan struct{})}}
+	o.key = openKey{owner: "d:" + string(o.other[:]), node: n}
+	o.access = nfs4.ShareAccessRead
+	if typ == nfs4.DelegateWrite {
+		o.access = nfs4.ShareAccessBoth
+		t.dl.writes.Add(1)
+	}
+	cl.opens[o.key] = o
+	t.opens[o.other] = o
+	n.delegs = append(n.delegs, o)
+	return nfs4.Stateid{Seqid: o.seq, Other: o.other}, 0
+}
+
+// unlinkDelegLocked is dropLocked's part for a delegation.
+func (t *stateTable) unlinkDelegLocked(o *openState) {
+	if o.deleg.revoked {
+		o.client.revoked.Add(-1) // unlinked when revoked; freed now
+		return
+	}
+	t.detachDelegLocked(o)
+}
+
+// detachDelegLocked takes a delegation off its file: it no longer
+// conflicts with anything, and whoever waits for it is woken.
+func (t *stateTable) detachDelegLocked(o *openState) {
+	n := o.node
+	for i, x := range n.delegs {
+		if x == o {
+			n.delegs = append(n.delegs[:i], n.delegs[i+1:]...)
+			break
+		}
+	}
+	delete(t.dl.recalling, o)
+	close(o.deleg.gone)
+	if o.deleg.typ == nfs4.DelegateWrite {
+		t.dl.writes.Add(-1)
+	}
+}
+
+// revokeLocked revokes a delegation its holder did not return in time.
+// The stateid stays, answering NFS4ERR_DELEG_REVOKED, until FREE_STATEID.
+func (t *stateTable) revokeLocked(o *openState) {
+	t.detachDelegLocked(o)
+	o.deleg.revoked = true
+	o.client.revoked.Add(1)
+	t.s.log.Info("delegation revoked: not returned within a lease of its recall", "client", o.client.id)
+}
+
+// revokeOverdue revokes the recalled delegations whose lease ran out.
+func (t *stateTable) revokeOverdue(now time.Time) {
+	lease := time.Duration(t.s.cfg.LeaseTime) * time.Second
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for o := range t.dl.recalling {
+		if now.Sub(o.deleg.recalled) > lease {
+			t.revokeLocked(o)
+		}
+	}
+}
+
+// conflictsLocked reports whether delegation o stands against an access
+// by client cl; write is whether that access modifies the file (or
+// denies reading it).
+func conflictsLocked(o *openState, cl *client, write bool) bool {
+	return o.client != cl && (write || o.deleg.typ == nfs4.DelegateWrite)
+}
+
+// delegConflictLocked reports whether another client's delegation on n
+// conflicts with an access by cl.
+func (t *stateTable) delegConflictLocked(cl *client, n *node, write bool) bool {
+	for _, o := range n.delegs {
+		if conflictsLocked(o, cl, write) {
+			return true
+		}
+	}
+	return false
+}
+
+// breakDelegs recalls the delegations of other clients on n that conflict
+// with an access by cl (write: see conflictsLocked), waits up to
+// recallWait for them to be returned, and answers NFS4ERR_DELAY while any
+// remains. Those recalled more than a lease ago are revoked instead.
+func (s *Server) breakDelegs(cl *client, n *node, write bool) uint32 {
+	t := s.state
+	now := time.Now()
+	lease := time.Duration(s.cfg.LeaseTime) * time.Second
+	var recall []*openState
+	var wait []chan struct{}
+	t.mu.Lock()
+	if len(n.delegs) == 0 {
+		t.mu.Unlock()
+		return nfs4.OK
+	}
+	for _, o := range append([]*openState(nil), n.delegs...) {
+		if !conflictsLocked(o, cl, write) {
+			continue
+		}
+		d := o.deleg
+		switch {
+		case d.recalled.IsZero():
+			d.recalled = now
+			if t.dl.recalling == nil {
+				t.dl.recalling = make(map[*openState]struct{})
+			}
+			t.dl.recalling[o] = struct{}{}
+			recall = append(recall, o)
+		case now.Sub(d.recalled) > lease:
+			t.revokeLocked(o)
+			continue
+		}
+		wait = append(wait, d.gone)
+	}
+	t.mu.Unlock()
+	for _, o := range recall {
+		go s.recall(o)
+	}
+	if len(wait) == 0 {
+		return nfs4.OK
+	}
+	timer := time.NewTimer(recallWait)
+	defer timer.Stop()
+	for _, ch := range wait {
+		select {
+		case <-ch:
+		case <-timer.C:
+			return nfs4.ErrDelay
+		}
+	}
+	return nfs4.OK
+}
+
+// recall sends CB_RECALL for delegation o over a back channel of its
+// client. A failure is only logged: the delegation is revoked a lease
+// after the recall unless returned.
+func (s *Server) recall(o *openState) {
+	t := s.state
+	t.mu.Lock()
+	var sess *session
+	for _, x := range o.client.sessions {
+		if x.canCall() {
+			sess = x
+			break
+		}
+	}
+	sid := nfs4.Stateid{Seqid: o.seq, Other: o.other}
+	fh := o.node.handle
+	t.mu.Unlock()
+	if sess == nil {
+		s.log.Debug("cannot recall delegation: no back channel", "client", o.client.id)
+		return
+	}
+	res, err := s.cbCompound(sess, 1, func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpCBRecall)
+		sid.Encode(e)
+		e.Bool(false) // truncate
+		e.Opaque(fh)
+	}, cbTimeout)
+	if err != nil || res.status != nfs4.OK {
+		s.log.Debug("CB_RECALL failed", "client", o.client.id, "err", err, "status", res.status)
+	}
+}
+
+// delegAttrs asks the holder of a write delegation on n, when another
+// client holds one, for the file's size and change attribute (CB_GETATTR,
+// RFC 8881 section 10.4.3) and puts them in st, so that a GETATTR of
+// req by the compound's client sees the holder's cached writes. A holder
+// that reports a change gets the file reported as changed: size as it
+// says, change one past the server's.
+func (c *compound) delegAttrs(n *node, req nfs4.Bitmap, st *unix.Stat_t) {
+	t := c.s.state
+	if t.dl.writes.Load() == 0 || (!req.Has(nfs4.AttrSize) && !req.Has(nfs4.AttrChange)) || c.sess == nil {
+		return
+	}
+	cl := c.sess.client
+	var holder *session
+	t.mu.Lock()
+	for _, o := range n.delegs {
+		if o.client != cl && o.deleg.typ == nfs4.DelegateWrite {
+			for _, x := range o.client.sessions {
+				if x.canCall() {
+					holder = x
+					break
+				}
+			}
+		}
+	}
+	fh := n.handle
+	t.mu.Unlock()
+	if holder == nil {
+		return
+	}
+	res, err := c.s.cbCompound(holder, 1, func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpCBGetattr)
+		e.Opaque(fh)
+		nfs4.BitmapOf(nfs4.AttrChange, nfs4.AttrSize).Encode(e)
+	}, cbGetattrTimeout)
+	if err != nil || res.status != nfs4.OK {
+		return
+	}
+	size, change, ok := decodeCBGetattr(res.d)
+	if !ok {
+		return
+	}
+	server := changeAttr(st)
+	if change == server && size == uint64(st.Size) {
+		return
+	}
+	st.Size = int64(size)
+	server++
+	st.Ctim = unix.Timespec{Sec: int64(server / 1e9), Nsec: int64(server % 1e9)}
+}
+
+// decodeCBGetattr reads a CB_GETATTR result holding change and size.
+func decodeCBGetattr(d *xdr.Decoder) (size, change uint64, ok bool) {
+	if d.Uint32() != nfs4.OpCBGetattr || d.Uint32() != nfs4.OK {
+		return 0, 0, false
+	}
+	bm := nfs4.DecodeBitmap(d)
+	vals := xdr.NewDecoder(d.Opaque(1024))
+	if !bm.Has(nfs4.AttrChange) || !bm.Has(nfs4.AttrSize) {
+		return 0, 0, false
+	}
+	change = vals.Uint64() // attribute 3 comes before 4
+	size = vals.Uint64()
+	return size, change, d.Err() == nil && vals.Err() == nil
+}
+
+// seqStatus is the sr_status_flags of a SEQUENCE on sess.
+func (sess *session) seqStatus() uint32 {
+	var f uint32
+	if sess.client.revoked.Load() > 0 {
+		f |= nfs4.SeqStatusRecallableStateRevoked
+	}
+	if sess.pathDown() {
+		f |= nfs4.SeqStatusCBPathDownSession
+	}
+	return f
+}
+
+// delegOfLocked finds the delegation sid names for the compound's client
+// on the current file.
+func (c *compound) delegOfLocked(sid nfs4.Stateid) (*openState, uint32) {
+	sid, s := c.resolveSid(sid)
+	if s != nfs4.OK {
+		return nil, s
+	}
+	o, s := c.s.state.findLocked(c.sess.client, sid)
+	if s != nfs4.OK {
+		return nil, s
+	}
+	if o.deleg == nil || !o.node.same(c.cfh) {
+		return nil, nfs4.ErrBadStateid
+	}
+	return o, nfs4.OK
+}
+
+func opDelegReturn(c *compound) uint32 {
+	sid := nfs4.DecodeStateid(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	t := c.s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	o, s := c.delegOfLocked(sid)
+	if s != nfs4.OK {
+		return s
+	}
+	t.dropLocked(o)
+	return nfs4.OK
+}
+
+// opDelegPurge: DELEGPURGE serves CLAIM_DELEGATE_PREV reclaims after a
+// client restart, which this server does not offer (delegations do not
+// survive a client's restart), so RFC 8881 section 18.5.3 has it answer
+// NFS4ERR_NOTSUPP.
+func opDelegPurge(c *compound) uint32 {
+	c.d.Uint64()
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	return nfs4.ErrNotsupp
+}
+
+// opWantDelegation asks for a delegation outside OPEN (RFC 8881 section
+// 18.49): CLAIM_FH on a file the client has open, granted as OPEN would
+// grant it; CLAIM_PREVIOUS is a reclaim, and there is no grace period.
+func opWantDelegation(c *compound) uint32 {
+	want := c.d.Uint32()
+	claim := c.d.Uint32()
+	if claim == nfs4.ClaimPrevious {
+		c.d.Uint32()
+	}
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	switch claim {
+	case nfs4.ClaimFH:
+	case nfs4.ClaimPrevious:
+		return nfs4.ErrNoGrace
+	default:
+		return nfs4.ErrInval
+	}
+	if s := c.needFH(); s != nfs4.OK {
+		return s
+	}
+	if openableMode(c.cfh.mode) != nfs4.OK {
+		g := delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegNotSuppFile}
+		if c.cfh.mode&unix.S_IFMT == unix.S_IFDIR {
+			g.why = nfs4.WhyNoDelegIsDir
+		}
+		g.encode(c.e)
+		return nfs4.OK
+	}
+	w := want & nfs4.ShareAccessWantMask
+	if w == nfs4.ShareAccessWantNoPreference {
+		w = nfs4.ShareAccessWantAnyDeleg
+	}
+	// The delegation is bounded by the access the client's opens have.
+	var access uint32
+	t := c.s.state
+	t.mu.Lock()
+	for _, o := range c.cfh.opens {
+		if o.client == c.sess.client {
+			access |= o.access
+		}
+	}
+	t.mu.Unlock()
+	if access == 0 {
+		delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegResource}.encode(c.e)
+		return nfs4.OK
+	}
+	if w == nfs4.ShareAccessWantWriteDeleg && access&nfs4.ShareAccessWrite == 0 {
+		delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegNotSuppUpgrade}.encode(c.e)
+		return nfs4.OK
+	}
+	c.grantDeleg(c.cfh, access, w).encode(c.e)
+	return nfs4.OK
+}
+
+// opBackchannelCtl sets the session's callback program and security
+// (RFC 8881 section 18.33).
+func opBackchannelCtl(c *compound) uint32 {
+	prog := c.d.Uint32()
+	sec, ok := decodeCallbackSec(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if !ok {
+		return nfs4.ErrEncrAlgUnsupp
+	}
+	c.sess.setBackSec(prog, sec, ok)
+	return nfs4.OK
+}
+
+// encodeOpenArguments writes fattr4_open_arguments (RFC 9754 section 6):
+// each OPEN argument value the server supports, as a bitmap of the
+// value's number.
+func encodeOpenArguments(e *xdr.Encoder) {
+	bits := func(vals ...int) {
+		var w uint32
+		for _, v := range vals {
+			w |= 1 << v
+		}
+		e.Uint32(1)
+		e.Uint32(w)
+	}
+	bits(nfs4.ShareAccessRead, nfs4.ShareAccessWrite, nfs4.ShareAccessBoth)
+	bits(nfs4.ShareDenyNone, nfs4.ShareDenyRead, nfs4.ShareDenyWrite, nfs4.ShareDenyBoth)
+	// open_args_share_access_want4: ANY_DELEG, NO_DELEG, CANCEL (the
+	// want values shifted down by 8); no signal, push or timestamps.
+	bits(3, 4, 5)
+	bits(nfs4.ClaimNull, nfs4.ClaimDelegateCur, nfs4.ClaimFH, nfs4.ClaimDelegCurFH)
+	bits(nfs4.CreateUnchecked, nfs4.CreateGuarded, nfs4.CreateExclusive, nfs4.CreateExclusive41)
+}
+
+// breakDelegsOf is breakDelegs for the file st describes in the current
+// directory's export, when the server knows it (REMOVE: another client's
+// delegation must come back before its file goes, RFC 8881 section
+// 10.4.4).
+func (c *compound) breakDelegsOf(st *unix.Stat_t) uint32 {
+	f := c.cfh.exp.fsOfDev(st.Dev)
+	if f == nil {
+		return nfs4.OK
+	}
+	n := c.s.files.get(nodeKey{c.cfh.exp.id, f.id, st.Ino})
+	if n == nil {
+		return nfs4.OK
+	}
+	return c.s.breakDelegs(c.sess.client, n, true)
+}
