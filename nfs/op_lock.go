@@ -126,7 +126,7 @@ func removeOwnerLocks(locks []lockRange, st *openState) []lockRange {
 func opLock(c *compound) uint32 {
 	d := c.d
 	typ := d.Uint32()
-	d.Bool() // reclaim: there is no grace period to reclaim in
+	reclaim := d.Bool()
 	off, length := d.Uint64(), d.Uint64()
 	newOwner := d.Bool()
 	var openSid, lockSid nfs4.Stateid
@@ -150,6 +150,7 @@ func opLock(c *compound) uint32 {
 		return s
 	}
 	t := c.s.state
+	defer t.syncRecords() // after any courtesy client this lock expired
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var st *openState
@@ -164,12 +165,15 @@ func opLock(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
+	if s := t.lockGraceLocked(c.sess.client, reclaim); s != nfs4.OK {
+		return s
+	}
 	write := typ == writeLT || typ == writeWLT
 	if write && st.lock.open.access&nfs4.ShareAccessWrite == 0 {
 		return nfs4.ErrOpenmode
 	}
 	n := st.node
-	if l := conflict(n.locks, st.client, st.lock.owner, start, end, write); l != nil {
+	if l := t.lockConflictLocked(n, st.client, st.lock.owner, start, end, write); l != nil {
 		c.keepResult = true
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied
@@ -266,10 +270,14 @@ func opLockt(c *compound) uint32 {
 	}
 	_ = clientID // RFC 8881 section 18.11.3: the owner's client is the session's
 	t := c.s.state
+	defer t.syncRecords() // after any courtesy client this test expired
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if s := t.locktGraceLocked(); s != nfs4.OK {
+		return s
+	}
 	write := typ == writeLT || typ == writeWLT
-	if l := conflict(c.cfh.locks, c.sess.client, string(owner), start, end, write); l != nil {
+	if l := t.lockConflictLocked(c.cfh, c.sess.client, string(owner), start, end, write); l != nil {
 		c.keepResult = true
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied

@@ -27,6 +27,15 @@ type stateTable struct {
 	owners   map[string]*client
 	sessions map[[nfs4.SessionIDSize]byte]*session
 	opens    map[[nfs4.OtherSize]byte]*openState
+
+	// Grace period and the clients that may reclaim after a restart
+	// (grace.go, clientstore.go). recGen counts changes to records and
+	// grace.pending, so syncRecords knows whether the list on disk is
+	// current; it is bumped under mu.
+	grace   graceState
+	records map[string]clientRecord
+	recGen  atomic.Uint64
+	store   clientStore
 }
 
 type client struct {
@@ -44,6 +53,7 @@ type client struct {
 	lockRanges  int                    // byte ranges its lock stateids hold
 	renewed     atomic.Int64           // unix nanoseconds of the last renewal
 	reclaimDone bool
+	recorded    bool // on the list of clients that may reclaim after a restart
 }
 
 type openKey struct {
@@ -108,6 +118,8 @@ func newStateTable(s *Server) *stateTable {
 		owners:   make(map[string]*client),
 		sessions: make(map[[nfs4.SessionIDSize]byte]*session),
 		opens:    make(map[[nfs4.OtherSize]byte]*openState),
+		records:  make(map[string]clientRecord),
+		store:    clientStore{dir: s.cfg.StateDir},
 	}
 }
 
@@ -156,6 +168,7 @@ func (t *stateTable) removeClientLocked(c *client) {
 	for _, o := range c.opens {
 		t.dropLocked(o)
 	}
+	t.forgetRecordLocked(c)
 	delete(t.clients, c.id)
 	if t.owners[c.owner] == c {
 		delete(t.owners, c.owner)
