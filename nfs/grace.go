@@ -75,7 +75,11 @@ func (t *stateTable) openGrace(cl *client, claim uint32) uint32 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if claim == nfs4.ClaimPrevious {
-		return t.mayReclaimLocked(cl)
+		st := t.mayReclaimLocked(cl)
+		if st == nfs4.OK {
+			cl.reclaims.opens++
+		}
+		return st
 	}
 	// RFC 8881 section 18.51.3 (and knfsd's nfsd4_open): a client gets no
 	// new state before its RECLAIM_COMPLETE, grace period or not.
@@ -89,7 +93,11 @@ func (t *stateTable) openGrace(cl *client, claim uint32) uint32 {
 // during it, none after.
 func (t *stateTable) lockGraceLocked(cl *client, reclaim bool) uint32 {
 	if reclaim {
-		return t.mayReclaimLocked(cl)
+		st := t.mayReclaimLocked(cl)
+		if st == nfs4.OK {
+			cl.reclaims.locks++
+		}
+		return st
 	}
 	if t.inGraceLocked() {
 		return nfs4.ErrGrace
@@ -124,7 +132,8 @@ func (t *stateTable) reclaimCompleteLocked(cl *client) uint32 {
 	}
 	cl.reclaimDone = true
 	t.recordLocked(cl)
-	if t.grace.pending != nil {
+	if t.grace.pending != nil && t.grace.pending[clientRecord{cl.owner, cl.principal}] {
+		t.s.log.Info("client reclaimed its state", "clientid", cl.id, "opens", cl.reclaims.opens, "locks", cl.reclaims.locks)
 		delete(t.grace.pending, clientRecord{cl.owner, cl.principal})
 		t.inGraceLocked() // ends it when this was the last client
 	}
