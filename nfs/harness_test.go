@@ -33,6 +33,9 @@ type harness struct {
 	clid  uint64
 	// lastReads: the last reply record returned carried file data.
 	lastReads bool
+	// noReclaimComplete: session() leaves the client before its
+	// RECLAIM_COMPLETE (which OPEN otherwise needs first).
+	noReclaimComplete bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -195,6 +198,17 @@ func (h *harness) session() {
 	opResult(h.t, d, nfs4.OpCreateSession, nfs4.OK)
 	copy(h.sess[:], d.Fixed(16))
 	h.seq = 0
+	if !h.noReclaimComplete {
+		// As RECLAIM_COMPLETE on the wire would, without using a slot's
+		// sequence id that tests count on.
+		t := h.s.state
+		t.mu.Lock()
+		cl := t.clients[clientID]
+		t.mu.Unlock()
+		if st := t.reclaimComplete(cl); st != nfs4.OK {
+			h.t.Fatalf("RECLAIM_COMPLETE: %d", st)
+		}
+	}
 }
 
 // sequence writes a SEQUENCE op on slot 0 with the next seqid.

@@ -60,29 +60,35 @@ func (cfg *Config) applyLimitDefaults() {
 }
 
 // expire drops clients whose lease ran out, and unconfirmed clients older
-// than unconfirmedTTL. Called periodically, and when the client table is
-// full.
+// than unconfirmedTTL. Clients holding opens or locks stay as courtesy
+// clients (courteous.go) for up to courtesyMax. Called periodically.
 func (t *stateTable) expire(now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.expireLocked(now, 2)
+	t.inGraceLocked() // ends the grace period when its time is up
+	t.expireLocked(now, 2, false)
 }
 
 // expireLocked drops confirmed clients silent for more than leases leases
-// and unconfirmed ones silent for unconfirmedTTL.
-func (t *stateTable) expireLocked(now time.Time, leases int) {
+// and unconfirmed ones silent for unconfirmedTTL. Courtesy clients go only
+// after courtesyMax, or at once when short is set (the server is short of
+// room).
+func (t *stateTable) expireLocked(now time.Time, leases int, short bool) {
 	lease := time.Duration(t.s.cfg.LeaseTime) * time.Second
 	for _, c := range t.clients {
 		idle := now.Sub(time.Unix(0, c.renewed.Load()))
-		if (!c.confirmed && idle > unconfirmedTTL) || idle > time.Duration(leases)*lease {
-			if c.confirmed {
-				t.s.log.Info("lease expired", "clientid", c.id)
-			} else {
-				// Debug: a flood of EXCHANGE_IDs must not flood the log.
-				t.s.log.Debug("unconfirmed client dropped", "clientid", c.id)
-			}
-			t.removeClientLocked(c)
+		switch {
+		case !c.confirmed && idle > unconfirmedTTL:
+			// Debug: a flood of EXCHANGE_IDs must not flood the log.
+			t.s.log.Debug("unconfirmed client dropped", "clientid", c.id)
+		case !c.confirmed || idle <= time.Duration(leases)*lease:
+			continue
+		case t.courtesyLocked(c, now) && !short && idle <= courtesyMax:
+			continue
+		default:
+			t.s.log.Info("lease expired", "clientid", c.id)
 		}
+		t.removeClientLocked(c)
 	}
 }
 
@@ -97,7 +103,7 @@ func (t *stateTable) roomForClientLocked() bool {
 	// One lease of silence, not the periodic reaper's two: the table is
 	// full, and a client that silent has lost its lease (RFC 8881 section
 	// 8.3).
-	t.expireLocked(time.Now(), 1)
+	t.expireLocked(time.Now(), 1, true)
 	return len(t.clients) < t.s.cfg.MaxClients
 }
 
@@ -113,6 +119,10 @@ func (c *client) hasState() bool { return len(c.sessions) > 0 || len(c.opens) > 
 // NFS4ERR_DELAY, as knfsd does when its DRC memory is used up).
 func (t *stateTable) reserveSlotsLocked(want, perSlot uint32) uint32 {
 	n := min(int64(want), (t.s.cfg.ReplyCacheMemory-t.drcUsed)/slotsCost(1, perSlot))
+	if n <= 0 && t.dropCourtesyLocked(time.Now()) > 0 {
+		// Courtesy clients' sessions give their reply caches back.
+		n = min(int64(want), (t.s.cfg.ReplyCacheMemory-t.drcUsed)/slotsCost(1, perSlot))
+	}
 	if n <= 0 {
 		return 0
 	}

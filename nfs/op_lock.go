@@ -169,13 +169,8 @@ func opLock(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	// RFC 8881 section 18.10.3: a reclaim outside the grace period is
-	// NFS4ERR_NO_GRACE. This server keeps no locks across restarts, so
-	// there is never one (as OPEN's CLAIM_PREVIOUS).
-	if a.reclaim {
-		return nfs4.ErrNoGrace
-	}
 	t := c.s.state
+	defer t.syncRecords() // after any courtesy client this lock expired
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var st *openState
@@ -190,12 +185,15 @@ func opLock(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
+	if s := t.lockGraceLocked(c.sess.client, a.reclaim); s != nfs4.OK {
+		return s
+	}
 	write := a.locktype == writeLT || a.locktype == writeWLT
 	if write && st.lock.open.access&nfs4.ShareAccessWrite == 0 {
 		return nfs4.ErrOpenmode
 	}
 	n := st.node
-	if l := conflict(n.locks, st.client, st.lock.owner, start, end, write); l != nil {
+	if l := t.lockConflictLocked(n, st.client, st.lock.owner, start, end, write); l != nil {
 		c.keepResult = true
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied
@@ -296,10 +294,14 @@ func opLockt(c *compound) uint32 {
 		return s
 	}
 	t := c.s.state
+	defer t.syncRecords() // after any courtesy client this test expired
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if s := t.locktGraceLocked(); s != nfs4.OK {
+		return s
+	}
 	write := a.locktype == writeLT || a.locktype == writeWLT
-	if l := conflict(c.cfh.locks, c.sess.client, string(a.owner.owner), start, end, write); l != nil {
+	if l := t.lockConflictLocked(c.cfh, c.sess.client, string(a.owner.owner), start, end, write); l != nil {
 		c.keepResult = true
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied

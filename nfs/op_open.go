@@ -70,6 +70,10 @@ func opOpen(c *compound) uint32 {
 	if s := c.needFH(); s != nfs4.OK {
 		return s
 	}
+	defer c.s.state.syncRecords() // after any courtesy client this open expired
+	if s := c.s.state.openGrace(c.sess.client, a.claim); s != nfs4.OK {
+		return s
+	}
 	access := a.access &^ (nfs4.ShareAccessWantMask | wantFlags)
 	want := a.access & nfs4.ShareAccessWantMask
 	if access == 0 || access > nfs4.ShareAccessBoth || a.deny > nfs4.ShareDenyBoth {
@@ -143,7 +147,12 @@ func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
 			return nil, nfs4.ErrInval
 		}
 	case nfs4.ClaimPrevious:
-		return nil, nfs4.ErrNoGrace
+		// A reclaim (openGrace allowed it): the current file is the one
+		// the client had open before the restart.
+		if a.create {
+			return nil, nfs4.ErrInval
+		}
+		return c.cfh, nfs4.OK
 	default:
 		return nil, nfs4.ErrNotsupp
 	}
@@ -240,10 +249,8 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 		// A delegation granted since breakDelegs looked.
 		return nfs4.Stateid{}, nfs4.ErrDelay
 	}
-	for _, o := range n.opens {
-		if o.key != key && (o.deny&access != 0 || a.deny&o.access != 0) {
-			return nfs4.Stateid{}, nfs4.ErrShareDenied
-		}
+	if t.shareConflictLocked(cl, n, key, access, a.deny) {
+		return nfs4.Stateid{}, nfs4.ErrShareDenied
 	}
 	o := cl.opens[key]
 	if o == nil {

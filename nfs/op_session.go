@@ -475,13 +475,5 @@ func opReclaimComplete(c *compound) uint32 {
 	if oneFS {
 		return nfs4.OK
 	}
-	t := c.s.state
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	cl := c.sess.client
-	if cl.reclaimDone {
-		return nfs4.ErrCompleteAlready
-	}
-	cl.reclaimDone = true
-	return nfs4.OK
+	return c.s.state.reclaimComplete(c.sess.client)
 }

@@ -42,6 +42,10 @@ type Config struct {
 	Slots int
 	// LeaseTime is the lease in seconds (default 90).
 	LeaseTime uint32
+	// GraceTime is the grace period after a restart in seconds (default:
+	// the lease time), during which clients of the previous boot reclaim
+	// their state (grace.go).
+	GraceTime uint32
 	// StateDir keeps what must survive a restart: the key that signs file
 	// handles. Empty: a key for this process only (tests).
 	StateDir string
@@ -129,6 +133,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.LeaseTime == 0 {
 		cfg.LeaseTime = 90
 	}
+	if cfg.GraceTime == 0 {
+		cfg.GraceTime = cfg.LeaseTime
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -180,6 +187,11 @@ func NewServer(cfg Config) (*Server, error) {
 	s.boot = uint32(time.Now().Unix()) ^ binary.BigEndian.Uint32(b[:4])
 	copy(s.bootVer[:], b[4:])
 	s.state = newStateTable(s)
+	prev, err := s.state.store.load()
+	if err != nil {
+		return nil, err
+	}
+	s.state.startGrace(prev, time.Duration(cfg.GraceTime)*time.Second)
 	s.files = newFileTable()
 	s.files.busy = s.state.holds
 	s.pseudoRoot = &node{rel: "/", ino: pseudoRootIno, mode: unix.S_IFDIR, handle: pseudoHandle, fd: -1, direct: -1, wfd: -1, dwfd: -1}
@@ -269,6 +281,7 @@ func (s *Server) reapLeases() {
 		case now := <-t.C:
 			s.state.expire(now)
 			s.state.revokeOverdue(now)
+			s.state.syncRecords()
 		}
 	}
 }

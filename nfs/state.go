@@ -28,6 +28,15 @@ type stateTable struct {
 	sessions map[[nfs4.SessionIDSize]byte]*session
 	opens    map[[nfs4.OtherSize]byte]*openState
 	dl       delegTable // delegations (deleg.go)
+
+	// Grace period and the clients that may reclaim after a restart
+	// (grace.go, clientstore.go). recGen counts changes to records and
+	// grace.pending, so syncRecords knows whether the list on disk is
+	// current; it is bumped under mu.
+	grace   graceState
+	records map[string]clientRecord
+	recGen  atomic.Uint64
+	store   clientStore
 }
 
 type client struct {
@@ -46,6 +55,10 @@ type client struct {
 	renewed     atomic.Int64           // unix nanoseconds of the last renewal
 	revoked     atomic.Int32           // revoked delegations not yet freed (deleg.go)
 	reclaimDone bool
+	recorded    bool // on the list of clients that may reclaim after a restart
+	// reclaims counts the reclaims the grace period let through, for the
+	// log line at RECLAIM_COMPLETE.
+	reclaims struct{ opens, locks int }
 }
 
 type openKey struct {
@@ -112,6 +125,8 @@ func newStateTable(s *Server) *stateTable {
 		owners:   make(map[string]*client),
 		sessions: make(map[[nfs4.SessionIDSize]byte]*session),
 		opens:    make(map[[nfs4.OtherSize]byte]*openState),
+		records:  make(map[string]clientRecord),
+		store:    clientStore{dir: s.cfg.StateDir},
 	}
 }
 
@@ -160,6 +175,7 @@ func (t *stateTable) removeClientLocked(c *client) {
 	for _, o := range c.opens {
 		t.dropLocked(o)
 	}
+	t.forgetRecordLocked(c)
 	delete(t.clients, c.id)
 	if t.owners[c.owner] == c {
 		delete(t.owners, c.owner)

@@ -100,6 +100,8 @@ func run() error {
 	maxPartial := flag.Int("max-partial-bytes", 256<<20, "memory for request records still being received, all connections together; past it the connection with the oldest partial record is closed")
 	maxQueued := flag.Int("max-queued-bytes", 8<<20, "per connection: reply bytes waiting to be sent, and request bytes waiting to be handled, before the server stops reading from it")
 	delegations := flag.Bool("delegations", false, "grant read and write delegations to clients with a back channel (off: changes made to the export other than through this server do not recall them)")
+	leaseTime := flag.Uint("lease-time", 90, "lease in seconds: a client silent this long loses its lease (its opens and locks stay until another client's request conflicts with them: courteous server)")
+	graceTime := flag.Uint("grace", 0, "grace period after a restart in seconds, in which clients of the previous run reclaim their opens and locks (0: the lease time); ends early once all of them have")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
 	flag.Parse()
@@ -137,7 +139,8 @@ func run() error {
 	fio.NoSplit = !*splitWrites
 	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
-		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem})
+		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
+		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600))})
 	if err != nil {
 		return err
 	}

@@ -155,7 +155,7 @@ else
 	e2e_log "the crossmnt export SKIPPED (E2E_FS_CROSS=0): only 'outer', served as the root"
 fi
 # shellcheck disable=SC2086
-e2e_start_server "$E2E_FS_BIN" "$SLOG" "${exports[@]}" --engine "$ENGINE" ${E2E_SERVER_ARGS:-}
+e2e_start_server "$E2E_FS_BIN" "$SLOG" "${exports[@]}" --engine "$ENGINE" --state-dir "$FWORK/state" ${E2E_SERVER_ARGS:-}
 
 set +e
 E2E_WORK=$FWORK E2E_FS_EXPORTS=$guest_exports E2E_SERVER_LOG=$SLOG E2E_SERVER_PID=$E2E_SPID \

@@ -3,7 +3,9 @@
 # and have a real Linux 6.12 NFS client (in qemu) check it over 4.2 and 4.1.
 #
 # Then e2e-fs.sh (E2E_FS=0 skips it): ext4 images mounted inside the export
-# and a full filesystem, served by a second server run.
+# and a full filesystem, served by a second server run; and e2e-restart.sh
+# (E2E_RESTART=0 skips it): a POSIX lock held across a server kill -9 +
+# restart.
 #
 # Environment: ENGINE (server --engine, default portable), E2E_VERS
 # (default "4.2 4.1"), E2E_SERVER_ARGS (extra server flags), plus run.sh's.
@@ -30,8 +32,11 @@ e2e_host_deps
 e2e_kernel
 
 trap e2e_stop_server EXIT
+# A state directory of this run's own: a list of clients left by another
+# run would start the server in a grace period.
+rm -rf "$WORK/state"
 # shellcheck disable=SC2086
-e2e_start_server "$BIN" "$SLOG" --export "$EXPORT" --engine "$ENGINE" ${E2E_SERVER_ARGS:-}
+e2e_start_server "$BIN" "$SLOG" --export "$EXPORT" --engine "$ENGINE" --state-dir "$WORK/state" ${E2E_SERVER_ARGS:-}
 
 set +e
 E2E_SERVER_LOG=$SLOG E2E_SERVER_PID=$E2E_SPID e2e/kernel/run.sh "$E2E_PORT" "$EXPORT" "${VERS[@]}"
@@ -47,8 +52,16 @@ if [[ ${E2E_FS:-1} == 1 ]]; then
 else
 	e2e_log "filesystem phase SKIPPED (E2E_FS=0)"
 fi
-if ((rc != 0 || fs_rc != 0)); then
+# Third phase: a lock held across a server crash and restart.
+restart_rc=0
+if [[ ${E2E_RESTART:-1} == 1 ]]; then
+	E2E_RESTART_BIN=$BIN e2e/kernel/e2e-restart.sh || restart_rc=$?
+else
+	e2e_log "restart phase SKIPPED (E2E_RESTART=0)"
+fi
+if ((rc != 0 || fs_rc != 0 || restart_rc != 0)); then
 	((rc == 0)) || echo "[e2e] the main phase (one export: reads, writes, host-side changes) FAILED" >&2
 	((fs_rc == 0)) || echo "[e2e] the filesystem phase (e2e-fs.sh: mounts inside the export, a full filesystem) FAILED" >&2
+	((restart_rc == 0)) || echo "[e2e] the restart phase (e2e-restart.sh: a lock across a server kill -9 + restart) FAILED" >&2
 	exit 1
 fi

@@ -7,6 +7,9 @@
 #   run.sh --fs PORT FSX_DIR VERS         e2e-fs.sh's filesystem phase: the
 #                                         guest runs guest-fs.sh, fs-check.sh
 #                                         judges (E2E_FS_EXPORTS: NAME:PATH,...)
+#   run.sh --restart PORT EXPORT_DIR VERS...  e2e-restart.sh's phase: the
+#                                         guest runs guest-restart.sh; the
+#                                         caller restarts the server and judges
 #
 # For each version the guest mounts SERVER:/ (vers=V), runs ls -lR, hashes
 # every file with sha256sum and dumps /proc/self/mountstats. The host compares
@@ -48,7 +51,11 @@ set -euo pipefail
 
 PROBE=
 FS=
-if [[ ${1:-} == --probe ]]; then
+RESTART=
+if [[ ${1:-} == --restart ]]; then
+	RESTART=1
+	shift
+elif [[ ${1:-} == --probe ]]; then
 	PROBE=1
 	shift
 elif [[ ${1:-} == --fs ]]; then
@@ -88,6 +95,8 @@ e2e_log "initramfs $(du -h "$INITRD" | cut -f1), $(zcat "$INITRD" | cpio -it --q
 
 if [[ -n $FS ]]; then
 	MODE=fs
+elif [[ -n $RESTART ]]; then
+	MODE=restart
 elif [[ -z $PROBE ]]; then
 	e2e_log "hashing host tree $EXPORT"
 	e2e_manifest "$EXPORT" >"$WORK/host.manifest"
@@ -104,7 +113,7 @@ umask 022
 START_EPOCH=$(date +%s)
 RW=
 rw_flags=off
-if [[ -z $PROBE && -z $FS && ${E2E_RW:-1} == 1 ]]; then
+if [[ -z $PROBE && -z $FS && -z $RESTART && ${E2E_RW:-1} == 1 ]]; then
 	RW=1
 	rw_flags=on
 	[[ ${E2E_PUNCH:-1} == 1 ]] && rw_flags+=,punch
@@ -459,7 +468,7 @@ if [[ -n $FS ]]; then
 	fs_check "${VERS[0]}"
 fi
 for v in "${VERS[@]}"; do
-	[[ -z $PROBE && -z $FS ]] || break
+	[[ -z $PROBE && -z $FS && -z $RESTART ]] || break
 	nf0=${#fails[@]}
 	mline=$(grep "^MOUNT $v " "$RESULTS" || true)
 	case $mline in
@@ -509,7 +518,7 @@ if [[ -n $rw_failed ]]; then
 fi
 
 if ((${#fails[@]})); then
-	[[ -n $PROBE || -n $FS ]] || echo "e2e-kernel: $npass passed, $nfail failed"
+	[[ -n $PROBE || -n $FS || -n $RESTART ]] || echo "e2e-kernel: $npass passed, $nfail failed"
 	{
 		echo
 		echo "================ e2e (kernel client${FS:+, filesystem phase}) FAILED ================"
@@ -521,8 +530,9 @@ if ((${#fails[@]})); then
 	} >&2
 	exit 1
 fi
-[[ -n $PROBE || -n $FS ]] || echo "e2e-kernel: $npass passed, 0 failed"
+[[ -n $PROBE || -n $FS || -n $RESTART ]] || echo "e2e-kernel: $npass passed, 0 failed"
 what="NFS ${VERS[*]}"
 [[ -z $PROBE ]] || what="probe (boot + guestfwd)"
 [[ -z $FS ]] || what="filesystem phase (mounts inside exports, a full filesystem), NFS ${VERS[*]}"
+[[ -z $RESTART ]] || what="restart phase (a POSIX lock held across a server kill -9 + restart), NFS ${VERS[*]}"
 echo "================ e2e (kernel client) PASSED: $what in ${elapsed}s ================"

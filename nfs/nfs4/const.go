@@ -172,6 +172,7 @@ const (
 	ErrRestorefh         = 10030
 	ErrAttrnotsupp       = 10032
 	ErrNoGrace           = 10033
+	ErrReclaimBad        = 10034
 	ErrBadXDR            = 10036
 	ErrLocksHeld         = 10037
 	ErrOpenmode          = 10038

@@ -13,6 +13,8 @@
 //	fshelper copy SRC DST            copy_file_range, whole file, DST created (COPY)
 //	fshelper clone SRC DST           ioctl(FICLONE), DST created; removed on failure (CLONE)
 //	fshelper locks FILE              POSIX lock conflicts between two processes (LOCK/LOCKT/LOCKU)
+//	fshelper holdlock FILE HELD REL  write-lock [0,100), create HELD, wait for REL to exist, unlock (F_UNLCK must succeed)
+//	fshelper trylock FILE            F_SETLK write [0,100) and unlock: exit 0 if granted, 3 if refused (EAGAIN/EACCES)
 //	fshelper runas UID GID PROG ARGS  exec PROG as UID:GID, no supplementary groups
 package main
 
@@ -133,6 +135,16 @@ func main() {
 			usage()
 		}
 		locks(a[0])
+	case "holdlock":
+		if len(a) != 3 {
+			usage()
+		}
+		holdlock(a[0], a[1], a[2])
+	case "trylock":
+		if len(a) != 1 {
+			usage()
+		}
+		trylock(a[0])
 	case "runas":
 		if len(a) < 3 {
 			usage()
@@ -289,4 +301,57 @@ func lockchild(file, what string) {
 		usage()
 	}
 	unix.Close(fd) // drops the locks
+}
+
+// holdlock holds a write lock on [0,100) of file until the file rel
+// exists, then unlocks: the e2e restarts the server meanwhile, so the lock
+// lives only if the client reclaimed it, and the unlock must still work.
+func holdlock(file, held, rel string) {
+	fd, err := unix.Open(file, unix.O_RDWR, 0)
+	if err != nil {
+		die("open "+file, err)
+	}
+	if err := unix.FcntlFlock(uintptr(fd), unix.F_SETLK, flock(unix.F_WRLCK, 0, 100)); err != nil {
+		die("F_SETLK write [0,100)", err)
+	}
+	if err := os.WriteFile(held, nil, 0o644); err != nil {
+		die("create "+held, err)
+	}
+	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(rel); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			die("wait for "+rel, fmt.Errorf("not there after 10 minutes"))
+		}
+	}
+	if err := unix.FcntlFlock(uintptr(fd), unix.F_SETLK, flock(unix.F_UNLCK, 0, 0)); err != nil {
+		die("F_SETLK unlock", err)
+	}
+	if err := unix.Close(fd); err != nil {
+		die("close", err)
+	}
+	fmt.Println("unlocked")
+}
+
+// trylock tries a write lock on [0,100) without waiting: exit 0 when
+// granted (released again), 3 when another owner holds a conflicting lock.
+func trylock(file string) {
+	fd, err := unix.Open(file, unix.O_RDWR, 0)
+	if err != nil {
+		die("open "+file, err)
+	}
+	err = unix.FcntlFlock(uintptr(fd), unix.F_SETLK, flock(unix.F_WRLCK, 0, 100))
+	if err == unix.EAGAIN || err == unix.EACCES {
+		fmt.Println("denied")
+		os.Exit(3)
+	}
+	if err != nil {
+		die("F_SETLK write [0,100)", err)
+	}
+	if err := unix.FcntlFlock(uintptr(fd), unix.F_SETLK, flock(unix.F_UNLCK, 0, 0)); err != nil {
+		die("F_SETLK unlock", err)
+	}
+	unix.Close(fd)
+	fmt.Println("granted")
 }

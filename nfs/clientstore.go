@@ -1,0 +1,155 @@
+package nfs
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// clientStore keeps, in the state directory, the clients that may reclaim
+// state after a restart: their owner string and principal, as knfsd's
+// nfsdcld does, and nothing else (RFC 8881 section 8.4.3: the server must
+// remember which clients held state, so that after a restart it lets them
+// reclaim and refuses reclaims from anyone else).
+//
+// The file is "clients": a header line, then one "PRINCIPAL HEXOWNER" line
+// per client. It is rewritten whole (write to a temporary file, fsync,
+// rename, fsync the directory), so a crash leaves the old list or the new
+// one, never a mix. It changes only when a client sends RECLAIM_COMPLETE,
+// when one is expired or destroyed, and when a grace period ends: rare
+// enough that a whole rewrite costs nothing worth measuring.
+type clientStore struct {
+	dir string // "": nothing is kept (tests, and servers without a state directory)
+
+	mu      sync.Mutex    // serialises writes
+	written atomic.Uint64 // generation of the list last written
+}
+
+// clientRecord is one client that may reclaim: its co_ownerid and the
+// principal (AUTH_SYS uid) that made its client record.
+type clientRecord struct {
+	owner     string
+	principal uint32
+}
+
+const clientStoreHeader = "nfsd-uring clients 1"
+
+func (cs *clientStore) path() string { return filepath.Join(cs.dir, "clients") }
+
+// load reads the list a previous server instance left. A missing file is
+// an empty list; a damaged one is an error, since starting without it
+// would refuse every client's reclaim.
+func (cs *clientStore) load() ([]clientRecord, error) {
+	if cs.dir == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(cs.path())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("nfs: state directory: %w", err)
+	}
+	return parseClientRecords(b)
+}
+
+func parseClientRecords(b []byte) ([]clientRecord, error) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 4096), 4096)
+	if !sc.Scan() || sc.Text() != clientStoreHeader {
+		return nil, fmt.Errorf("nfs: state directory: clients file has no %q header (removing the file lets the server start, but then no client can reclaim its state)", clientStoreHeader)
+	}
+	var out []clientRecord
+	for sc.Scan() {
+		p, h, ok := bytes.Cut(sc.Bytes(), []byte{' '})
+		uid, err := strconv.ParseUint(string(p), 10, 32)
+		owner, err2 := hex.DecodeString(string(h))
+		if !ok || err != nil || err2 != nil || len(owner) == 0 || len(owner) > 1024 {
+			return nil, fmt.Errorf("nfs: state directory: clients file line %d is damaged (removing the file lets the server start, but then no client can reclaim its state)", len(out)+2)
+		}
+		out = append(out, clientRecord{owner: string(owner), principal: uint32(uid)})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("nfs: state directory: clients file: %w", err)
+	}
+	return out, nil
+}
+
+func formatClientRecords(recs []clientRecord) []byte {
+	slices.SortFunc(recs, func(a, b clientRecord) int {
+		if c := strings.Compare(a.owner, b.owner); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.principal, b.principal)
+	})
+	var buf bytes.Buffer
+	buf.WriteString(clientStoreHeader + "\n")
+	for _, r := range recs {
+		fmt.Fprintf(&buf, "%d %s\n", r.principal, hex.EncodeToString([]byte(r.owner)))
+	}
+	return buf.Bytes()
+}
+
+// save writes recs as generation gen, unless a later generation is on disk
+// already (it then holds this change too).
+func (cs *clientStore) save(gen uint64, recs []clientRecord) error {
+	if cs.dir == "" {
+		cs.written.Store(gen)
+		return nil
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.written.Load() >= gen {
+		return nil
+	}
+	if err := writeFileAtomic(cs.dir, "clients", formatClientRecords(recs)); err != nil {
+		return err
+	}
+	cs.written.Store(gen)
+	return nil
+}
+
+// writeFileAtomic replaces dir/name by data: a temporary file written and
+// fsynced, renamed over the old one, then the directory fsynced so the
+// rename itself survives a crash.
+func writeFileAtomic(dir, name string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	p := filepath.Join(dir, name)
+	tmp := p + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
