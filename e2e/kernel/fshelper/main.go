@@ -14,6 +14,7 @@
 //	fshelper clone SRC DST           ioctl(FICLONE), DST created; removed on failure (CLONE)
 //	fshelper locks FILE              POSIX lock conflicts between two processes (LOCK/LOCKT/LOCKU)
 //	fshelper runas UID GID PROG ARGS  exec PROG as UID:GID, no supplementary groups
+//	fshelper setxattr|getxattr|listxattr|removexattr FILE ...  user xattrs (xattr.go)
 package main
 
 import (
@@ -46,7 +47,7 @@ func num(s string) int64 {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: fshelper punch|alloc FILE OFF LEN | seek FILE OFF hole|data | copy|clone SRC DST | locks FILE | runas UID GID PROG ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: fshelper punch|alloc FILE OFF LEN | seek FILE OFF hole|data | copy|clone SRC DST | locks FILE | runas UID GID PROG ARGS... | setxattr FILE NAME VALUE [create|replace] | getxattr FILE NAME | listxattr FILE | removexattr FILE NAME")
 	os.Exit(2)
 }
 
@@ -128,6 +129,8 @@ func main() {
 		if err := unix.Close(dst); err != nil {
 			die("close", err)
 		}
+	case "setxattr", "getxattr", "listxattr", "removexattr":
+		xattrCmd(os.Args[1], a)
 	case "locks":
 		if len(a) != 1 {
 			usage()
