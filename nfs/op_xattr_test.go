@@ -567,3 +567,52 @@ func FuzzXattrArgs(f *testing.F) {
 		decodeListxattrs(xdr.NewDecoder(b))
 	})
 }
+
+// FuzzXattrOps runs each xattr operation with fuzzed argument bytes on a
+// file that has user xattrs: no panic, a well-formed reply, and nothing
+// outside the user namespace changes.
+func FuzzXattrOps(f *testing.F) {
+	f.Add(byte(0), []byte{0, 0, 0, 1, 'a', 0, 0, 0})
+	f.Add(byte(1), []byte{0, 0, 0, 0, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 2, 'v', 'v', 0, 0})
+	f.Add(byte(2), []byte{0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 40})
+	f.Add(byte(3), []byte{0, 0, 0, 1, 'k', 0, 0, 0})
+	f.Fuzz(func(t *testing.T, which byte, args []byte) {
+		h := xattrHarness(t)
+		h.write("f", []byte("data"))
+		p := filepath.Join(h.dir, "f")
+		for _, n := range []string{"user.k", "user.a"} {
+			if err := unix.Setxattr(p, n, []byte("v"), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := otherXattrs(t, p)
+		fh := h.lookupFH("f")
+		op := nfs4.OpGetxattr + uint32(which%4)
+		h.opsAs(asRoot, 2, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(fh)
+			e.Uint32(op)
+			e.Fixed(args[:len(args)&^3])
+		})
+		if after := otherXattrs(t, p); !slices.Equal(before, after) {
+			t.Fatalf("xattrs outside user. changed: %q, were %q", after, before)
+		}
+	})
+}
+
+// otherXattrs lists the xattr names of p outside the user namespace.
+func otherXattrs(t *testing.T, p string) []string {
+	t.Helper()
+	buf := make([]byte, xattrListMax)
+	n, err := unix.Listxattr(p, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, name := range strings.Split(string(buf[:n]), "\x00") {
+		if name != "" && !strings.HasPrefix(name, xattrUserPrefix) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
