@@ -232,6 +232,9 @@ func (c *compound) client() *client {
 // knfsd's nfsd_access maps each bit to a permission (no owner override):
 // it returns the bits it could check among want, and those granted.
 func (c *compound) accessResult(n *node, st *unix.Stat_t, want uint32) (supported, granted uint32) {
+	if c.minor < 2 {
+		want &^= xattrAccess // RFC 8276's bits are NFSv4.2's
+	}
 	var need uint32
 	for _, r := range accessRules(st) {
 		if want&r.bit != 0 {
@@ -269,12 +272,20 @@ func accessBitsFor(st *unix.Stat_t, rights, want uint32) (supported, granted uin
 // accessRule is one ACCESS4 bit and the rights it needs.
 type accessRule struct{ bit, need uint32 }
 
+// xattrAccess are the ACCESS4 bits of RFC 8276: XAREAD and XALIST need
+// read, XAWRITE write, on any file (knfsd's accessmap), as GETXATTR,
+// LISTXATTRS and SETXATTR/REMOVEXATTR check (op_xattr.go).
+const xattrAccess = nfs4.AccessXaread | nfs4.AccessXawrite | nfs4.AccessXalist
+
 var dirAccess = [...]accessRule{
 	{nfs4.AccessRead, mayRead},
 	{nfs4.AccessLookup, mayExec},
 	{nfs4.AccessModify, mayWrite | mayExec},
 	{nfs4.AccessExtend, mayWrite | mayExec},
 	{nfs4.AccessDelete, mayWrite | mayExec},
+	{nfs4.AccessXaread, mayRead},
+	{nfs4.AccessXawrite, mayWrite},
+	{nfs4.AccessXalist, mayRead},
 }
 
 var fileAccess = [...]accessRule{
@@ -282,4 +293,7 @@ var fileAccess = [...]accessRule{
 	{nfs4.AccessExecute, mayExec},
 	{nfs4.AccessModify, mayWrite},
 	{nfs4.AccessExtend, mayWrite},
+	{nfs4.AccessXaread, mayRead},
+	{nfs4.AccessXawrite, mayWrite},
+	{nfs4.AccessXalist, mayRead},
 }

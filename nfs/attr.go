@@ -22,7 +22,7 @@ var supportedAttrs = nfs4.BitmapOf(
 	nfs4.AttrSpaceAvail, nfs4.AttrSpaceFree, nfs4.AttrSpaceTotal, nfs4.AttrSpaceUsed,
 	nfs4.AttrTimeAccess, nfs4.AttrTimeDelta, nfs4.AttrTimeMetadata, nfs4.AttrTimeModify,
 	nfs4.AttrMountedOnFileid, nfs4.AttrSuppattrExclcreat,
-	nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet,
+	nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet, nfs4.AttrXattrSupport,
 	nfs4.AttrOpenArguments,
 )
 
@@ -237,5 +237,8 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 		exclcreatAttrs.Encode(e)
 	case nfs4.AttrOpenArguments:
 		encodeOpenArguments(e)
+	case nfs4.AttrXattrSupport:
+		// RFC 8276: user xattrs through GETXATTR and friends (op_xattr.go).
+		e.Bool(true)
 	}
 }

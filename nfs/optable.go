@@ -168,10 +168,10 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpClone:         {name: "CLONE", minor: 2, flags: opModifies, run: opClone, rsize: fixed(0)},
 
 	// RFC 8276 extended attributes, an extension of NFSv4.2.
-	nfs4.OpGetxattr:    {name: "GETXATTR", minor: 2, run: opNotsupp, rsize: fixed(4 + xattrValueMax)},
-	nfs4.OpSetxattr:    {name: "SETXATTR", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(changeInfoLen)},
-	nfs4.OpListxattrs:  {name: "LISTXATTRS", minor: 2, run: opNotsupp, rsize: listxattrsRsize},
-	nfs4.OpRemovexattr: {name: "REMOVEXATTR", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(changeInfoLen)},
+	nfs4.OpGetxattr:    {name: "GETXATTR", minor: 2, run: opGetxattr, rsize: fixed(4 + xattrValueMax)},
+	nfs4.OpSetxattr:    {name: "SETXATTR", minor: 2, flags: opModifies, run: opSetxattr, rsize: fixed(changeInfoLen)},
+	nfs4.OpListxattrs:  {name: "LISTXATTRS", minor: 2, run: opListxattrs, rsize: listxattrsRsize},
+	nfs4.OpRemovexattr: {name: "REMOVEXATTR", minor: 2, flags: opModifies, run: opRemovexattr, rsize: fixed(changeInfoLen)},
 }
 
 // lookupOp returns op's entry, or nil for a number that names no

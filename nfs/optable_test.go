@@ -72,7 +72,6 @@ var notImplemented = []uint32{
 	nfs4.OpGetDirDelegation, nfs4.OpGetdeviceinfo, nfs4.OpGetdevicelist,
 	nfs4.OpLayoutcommit, nfs4.OpLayoutget, nfs4.OpLayoutreturn, nfs4.OpSetSSV,
 	nfs4.OpCopyNotify, nfs4.OpIOAdvise, nfs4.OpLayouterror, nfs4.OpLayoutstats, nfs4.OpWriteSame,
-	nfs4.OpGetxattr, nfs4.OpSetxattr, nfs4.OpListxattrs, nfs4.OpRemovexattr,
 }
 
 func isNotsupp(f opFunc) bool {

@@ -78,6 +78,7 @@ var statusNames = map[uint32]string{
 	nfs4.ErrNotOnlyOp: "NFS4ERR_NOT_ONLY_OP", nfs4.ErrWrongCred: "NFS4ERR_WRONG_CRED",
 	nfs4.ErrWrongType: "NFS4ERR_WRONG_TYPE", nfs4.ErrUnionNotsupp: "NFS4ERR_UNION_NOTSUPP",
 	nfs4.ErrOffloadNoReqs: "NFS4ERR_OFFLOAD_NO_REQS",
+	nfs4.ErrNoxattr:       "NFS4ERR_NOXATTR", nfs4.ErrXattr2big: "NFS4ERR_XATTR2BIG",
 }
 
 var opNames = map[uint32]string{
@@ -96,5 +97,7 @@ var opNames = map[uint32]string{
 	nfs4.OpTestStateid: "TEST_STATEID", nfs4.OpDestroyClientid: "DESTROY_CLIENTID",
 	nfs4.OpReclaimComplete: "RECLAIM_COMPLETE", nfs4.OpAllocate: "ALLOCATE",
 	nfs4.OpDeallocate: "DEALLOCATE", nfs4.OpReadPlus: "READ_PLUS", nfs4.OpSeek: "SEEK",
-	nfs4.OpIllegal: "ILLEGAL",
+	nfs4.OpGetxattr: "GETXATTR", nfs4.OpSetxattr: "SETXATTR", nfs4.OpListxattrs: "LISTXATTRS",
+	nfs4.OpRemovexattr: "REMOVEXATTR",
+	nfs4.OpIllegal:     "ILLEGAL",
 }

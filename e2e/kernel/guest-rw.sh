@@ -111,6 +111,25 @@ rw_deny() {
 	return 1
 }
 
+# rw_xattr FILE: user xattrs over NFS 4.2 (RFC 8276): set (create,
+# replace), get, list, remove, and the refusals (EEXIST, ENODATA, EACCES
+# for uid 1001). Leaves user.e2e=hello-xattr alone, which the host checks.
+rw_xattr() {
+	fshelper setxattr "$1" user.e2e first create &&
+		fshelper setxattr "$1" user.e2e hello-xattr replace &&
+		fshelper setxattr "$1" user.gone bye || return 1
+	_v=$(fshelper getxattr "$1" user.e2e 2>&1)
+	[ "$_v" = hello-xattr ] || { echo "getxattr user.e2e: '$_v', want hello-xattr"; return 1; }
+	_l=$(fshelper listxattr "$1" | grep '^user\.' | sort | tr '\n' ' ')
+	[ "$_l" = "user.e2e user.gone " ] || { echo "listxattr: '$_l', want user.e2e user.gone"; return 1; }
+	fshelper removexattr "$1" user.gone || return 1
+	for _c in "getxattr $1 user.gone:ENODATA" "setxattr $1 user.e2e x create:EEXIST" "setxattr $1 user.new x replace:ENODATA"; do
+		_o=$(fshelper ${_c%:*} 2>&1) && { echo "fshelper ${_c%:*} succeeded"; return 1; }
+		case "$_o" in *"${_c##*:}"*) ;; *) echo "fshelper ${_c%:*}: want ${_c##*:}, got: $_o"; return 1 ;; esac
+	done
+	rw_deny EACCES 1001 "fshelper setxattr $1 user.e2e by-1001"
+}
+
 rw_sources() {
 	[ -d /tmp/src ] && return 0
 	mkdir -p /tmp/src
@@ -180,6 +199,10 @@ rw_workload() {
 		fi
 	else
 		res "SKIP $RW_V punch-hole E2E_PUNCH=0"
+	fi
+	if [ "$RW_V" = 4.2 ]; then
+		# tmpfs may lack user xattrs: the mirror only gets the file.
+		both2 xattr 'echo x >$D/xattr.txt' 'echo x >$D/xattr.txt && rw_xattr $D/xattr.txt'
 	fi
 	flagged alloc fallocate 'fallocate -l 1048576 $D/alloc.bin && cat /tmp/src/f >$D/alloc-data.bin && fallocate -o 0 -l 2097152 $D/alloc-data.bin'
 	flagged copy copy_file_range 'fshelper copy $D/odd-1000003.bin $D/cfr.bin'

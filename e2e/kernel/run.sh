@@ -367,6 +367,17 @@ rw_check() {
 			[[ $res == "$want" ]] || rw_fail "$v" "seek-$how" "guest lseek(SEEK_${how^^} from $off) on $f over NFS = $res, want $want"
 		done < <(grep "^SEEK $v " "$RESULTS" || true)
 	fi
+	# User xattrs set over NFS (4.2, RFC 8276), as the export has them.
+	if [[ $v == 4.2 && -f $d/xattr.txt ]]; then
+		got=$("$E2E_FSHELPER" getxattr "$d/xattr.txt" user.e2e 2>&1 || true)
+		local names
+		names=$("$E2E_FSHELPER" listxattr "$d/xattr.txt" 2>&1 | grep '^user\.' | tr '\n' ' ' || true)
+		if [[ $got == hello-xattr && $names == "user.e2e " ]]; then
+			e2e_log "v$v: xattrs: the export has user.e2e=hello-xattr and nothing else under user. (set, replaced, removed over NFS)"
+		else
+			rw_fail "$v" xattr "host view of $d/xattr.txt: user.e2e='$got', user names '$names'; want user.e2e=hello-xattr only"
+		fi
+	fi
 	# touch without a date: SETATTR time_modify = SET_TO_SERVER_TIME.
 	if [[ -f $d/now.txt ]]; then
 		got=$(stat -c %Y "$d/now.txt")

@@ -206,6 +206,8 @@ const (
 	ErrWrongType         = 10083
 	ErrUnionNotsupp      = 10090
 	ErrOffloadNoReqs     = 10094
+	ErrNoxattr           = 10095 // RFC 8276
+	ErrXattr2big         = 10096 // RFC 8276
 )
 
 // File types (nfs_ftype4).
@@ -299,6 +301,17 @@ const (
 	AccessExtend  = 0x08
 	AccessDelete  = 0x10
 	AccessExecute = 0x20
+	// RFC 8276 extends ACCESS for the xattr operations (NFSv4.2 only).
+	AccessXaread  = 0x40
+	AccessXawrite = 0x80
+	AccessXalist  = 0x100
+)
+
+// SETXATTR's setxattr_option4 (RFC 8276 section 8.4.2).
+const (
+	SetxattrEither  = 0
+	SetxattrCreate  = 1
+	SetxattrReplace = 2
 )
 
 // OPEN.

@@ -16,6 +16,7 @@
 //	fshelper holdlock FILE HELD REL  write-lock [0,100), create HELD, wait for REL to exist, unlock (F_UNLCK must succeed)
 //	fshelper trylock FILE            F_SETLK write [0,100) and unlock: exit 0 if granted, 3 if refused (EAGAIN/EACCES)
 //	fshelper runas UID GID PROG ARGS  exec PROG as UID:GID, no supplementary groups
+//	fshelper setxattr|getxattr|listxattr|removexattr FILE ...  user xattrs (xattr.go)
 package main
 
 import (
@@ -48,7 +49,7 @@ func num(s string) int64 {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: fshelper punch|alloc FILE OFF LEN | seek FILE OFF hole|data | copy|clone SRC DST | locks FILE | runas UID GID PROG ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: fshelper punch|alloc FILE OFF LEN | seek FILE OFF hole|data | copy|clone SRC DST | locks FILE | runas UID GID PROG ARGS... | setxattr FILE NAME VALUE [create|replace] | getxattr FILE NAME | listxattr FILE | removexattr FILE NAME")
 	os.Exit(2)
 }
 
@@ -130,6 +131,8 @@ func main() {
 		if err := unix.Close(dst); err != nil {
 			die("close", err)
 		}
+	case "setxattr", "getxattr", "listxattr", "removexattr":
+		xattrCmd(os.Args[1], a)
 	case "locks":
 		if len(a) != 1 {
 			usage()
