@@ -155,7 +155,10 @@ func (c *compound) gate(op uint32, i int) uint32 {
 		return nfs4.ErrSequencePos
 	case c.sess == nil:
 		return nfs4.ErrOpNotInSession
-	case op == nfs4.OpExchangeID || op == nfs4.OpCreateSession || op == nfs4.OpBindConnToSession:
+	case op == nfs4.OpBindConnToSession:
+		// EXCHANGE_ID and CREATE_SESSION may follow SEQUENCE: a
+		// client adding a session or a client id over a session it
+		// has (knfsd's nfs41_check_op_ordering; pynfs EID1b, CSESS2).
 		return nfs4.ErrNotOnlyOp
 	}
 	return nfs4.OK

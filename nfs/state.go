@@ -27,6 +27,11 @@ type stateTable struct {
 	owners   map[string]*client
 	sessions map[[nfs4.SessionIDSize]byte]*session
 	opens    map[[nfs4.OtherSize]byte]*openState
+
+	// unconfirmed finds an owner's unconfirmed client record, owners its
+	// confirmed one: RFC 8881 section 18.35.4 lets an owner have both
+	// while a rebooted client confirms its new record.
+	unconfirmed map[string]*client
 }
 
 type client struct {
@@ -108,6 +113,8 @@ func newStateTable(s *Server) *stateTable {
 		owners:   make(map[string]*client),
 		sessions: make(map[[nfs4.SessionIDSize]byte]*session),
 		opens:    make(map[[nfs4.OtherSize]byte]*openState),
+
+		unconfirmed: make(map[string]*client),
 	}
 }
 
@@ -159,6 +166,9 @@ func (t *stateTable) removeClientLocked(c *client) {
 	delete(t.clients, c.id)
 	if t.owners[c.owner] == c {
 		delete(t.owners, c.owner)
+	}
+	if t.unconfirmed[c.owner] == c {
+		delete(t.unconfirmed, c.owner)
 	}
 }
 
