@@ -54,6 +54,15 @@ test:
 e2e:
 	ENGINE=$(ENGINE) bash e2e/kernel/e2e.sh
 
+# pynfs: the NFSv4.1 conformance suite (pynfs, from PYNFS_SRC, default
+# ../shared/pynfs) against both engines side by side, ~11 min; fails under
+# PYNFS_MIN_PCT (default 95) percent passing or when a test of
+# e2e/pynfs/baseline-pass.txt fails. Results in bin/pynfs. See README.md,
+# "Conformance", and e2e/pynfs/run.sh for the knobs.
+.PHONY: pynfs
+pynfs:
+	bash e2e/pynfs/run.sh
+
 # e2e-probe: boot the guest and check the guestfwd path, no server needed.
 e2e-probe:
 	bash e2e/kernel/probe.sh

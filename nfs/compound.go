@@ -136,6 +136,10 @@ func (c *compound) gate(info *opInfo, i int) uint32 {
 	case c.sess == nil:
 		return nfs4.ErrOpNotInSession
 	case f&opOnlyOp != 0:
+		// BIND_CONN_TO_SESSION only: EXCHANGE_ID and CREATE_SESSION may
+		// follow SEQUENCE, a client adding a session or a client id over
+		// a session it has (knfsd's nfs41_check_op_ordering; pynfs EID1b,
+		// CSESS2).
 		return nfs4.ErrNotOnlyOp
 	}
 	return nfs4.OK

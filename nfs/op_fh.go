@@ -114,7 +114,12 @@ func opLookup(c *compound) uint32 {
 	return nfs4.OK
 }
 
-func opLookupp(c *compound) uint32 {
+func opLookupp(c *compound) uint32 { return c.lookupParent() }
+
+// lookupParent makes the parent of the current directory the current
+// filehandle (LOOKUPP; SECINFO_NO_NAME with SECINFO_STYLE4_PARENT). The
+// root has none: NFS4ERR_NOENT (RFC 8881 sections 18.14.3, 18.45.3).
+func (c *compound) lookupParent() uint32 {
 	var st unix.Stat_t
 	if s := c.needDir(&st); s != nfs4.OK {
 		return s
@@ -230,6 +235,12 @@ func opSecinfo(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// secinfo_style4 (RFC 8881 section 18.45.1).
+const (
+	secinfoStyleCurrentFH = 0
+	secinfoStyleParent    = 1
+)
+
 func opSecinfoNoName(c *compound) uint32 {
 	style := c.d.Uint32()
 	if c.d.Err() != nil {
@@ -238,7 +249,13 @@ func opSecinfoNoName(c *compound) uint32 {
 	if s := c.needFH(); s != nfs4.OK {
 		return s
 	}
-	if style > 1 {
+	switch style {
+	case secinfoStyleCurrentFH:
+	case secinfoStyleParent:
+		if s := c.lookupParent(); s != nfs4.OK {
+			return s
+		}
+	default:
 		return nfs4.ErrInval
 	}
 	c.encodeSecinfo()

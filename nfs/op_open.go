@@ -378,6 +378,12 @@ func opFreeStateid(c *compound) uint32 {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
+	// The current stateid too (RFC 8881 section 16.2.3.1.2; pynfs CSID9
+	// frees the one OPEN just set).
+	sid, s := c.resolveSid(sid)
+	if s != nfs4.OK {
+		return s
+	}
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -77,10 +77,6 @@ func opExchangeID(c *compound) uint32 {
 	return nfs4.OK
 }
 
-// exchangeID finds or makes the client record for owner (RFC 8881 section
-// 18.35.5, simplified): same owner and verifier is the same client; a new
-// verifier means the client rebooted and gets a new record, and the old
-// one's state goes when the new one is confirmed.
 // clientView is what EXCHANGE_ID reports of a client record, read under
 // the state lock.
 type clientView struct {
@@ -89,28 +85,51 @@ type clientView struct {
 	confirmed bool
 }
 
+func viewOf(c *client) clientView { return clientView{c.id, c.csSeq, c.confirmed} }
+
+// exchangeID finds or makes the client record for owner, following the
+// case table of RFC 8881 section 18.35.4 as knfsd's nfsd4_exchange_id
+// does. The principal is the AUTH_SYS uid of the caller. t.owners holds
+// the confirmed record of each owner, t.unconfirmed the unconfirmed one;
+// an owner may have both while a rebooted client (case 5) is confirming
+// its new record.
 func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update bool) (clientView, uint32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	old := t.owners[owner]
-	if old != nil && old.principal != uid && old.hasState() {
-		// RFC 8881 section 18.35.5: another principal using this owner
-		// while the record holds state is a collision, not a reboot; it
-		// must not replace (and so destroy) the owner's state.
-		return clientView{}, nfs4.ErrClidInuse
-	}
-	if old != nil && old.verifier == verf && old.principal == uid {
-		old.renew()
-		return clientView{old.id, old.csSeq, old.confirmed}, nfs4.OK
-	}
-	if update {
-		if old == nil {
-			return clientView{}, nfs4.ErrNoent
+	conf := t.owners[owner]
+	var replaced *client
+	switch {
+	case conf != nil && update:
+		switch {
+		case conf.principal != uid:
+			return clientView{}, nfs4.ErrPerm // case 9
+		case conf.verifier != verf:
+			return clientView{}, nfs4.ErrNotSame // case 8
 		}
-		return clientView{}, nfs4.ErrNotSame
+		conf.renew()
+		return viewOf(conf), nfs4.OK // case 6
+	case conf != nil && conf.principal != uid:
+		// Case 3, a collision: another principal using this owner. A
+		// record holding state is kept (it must not be destroyed by
+		// someone else); one without is replaced at once.
+		if conf.hasState() {
+			return clientView{}, nfs4.ErrClidInuse
+		}
+		replaced = conf
+	case conf != nil && conf.verifier == verf:
+		conf.renew()
+		return viewOf(conf), nfs4.OK // case 2
+	case conf == nil && update:
+		return clientView{}, nfs4.ErrNoent // case 7
 	}
-	if old != nil && !old.confirmed {
+	// Case 5 (a rebooted client: its confirmed record stays until the new
+	// one is confirmed), case 4 (an unconfirmed record is replaced, even
+	// by an identical request: it gets a new client id) or case 1.
+	if old := t.unconfirmed[owner]; old != nil {
 		t.removeClientLocked(old)
+	}
+	if replaced != nil {
+		t.removeClientLocked(replaced)
 	}
 	if !t.roomForClientLocked() {
 		return clientView{}, nfs4.ErrDelay
@@ -122,8 +141,8 @@ func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update b
 	}
 	c.renew()
 	t.clients[c.id] = c
-	t.owners[owner] = c
-	return clientView{c.id, c.csSeq, c.confirmed}, nfs4.OK
+	t.unconfirmed[owner] = c
+	return viewOf(c), nfs4.OK
 }
 
 func (c *client) renew() { c.renewed.Store(time.Now().UnixNano()) }
@@ -169,6 +188,20 @@ func min32(a, b uint32) uint32 {
 	return b
 }
 
+// Smallest channel attributes a session can work with, as knfsd's
+// NFSD_MIN_REQ_HDR_SEQ_SZ and NFSD_MIN_RESP_HDR_SEQ_SZ: room for the RPC
+// header with an empty credential, the COMPOUND header and SEQUENCE, so
+// 64 bytes each way. Anything smaller is NFS4ERR_TOOSMALL (RFC 8881
+// section 18.36.3); anything above may still fail single requests with
+// NFS4ERR_REQ_TOO_BIG or NFS4ERR_REP_TOO_BIG, which is the client's choice.
+const (
+	minChannelRequest  = 64
+	minChannelResponse = 64
+)
+
+// createSessionFlags are the csa_flags RFC 8881 section 18.36 defines.
+const createSessionFlags = nfs4.CreateSessionPersist | nfs4.CreateSessionConnBackChan | nfs4.CreateSessionConnRDMA
+
 func opCreateSession(c *compound) uint32 {
 	d := c.d
 	clientID := d.Uint64()
@@ -181,7 +214,19 @@ func opCreateSession(c *compound) uint32 {
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
+	if flags&^createSessionFlags != 0 {
+		return nfs4.ErrInval
+	}
 	s := c.s
+	if fore.maxReq < minChannelRequest || fore.maxResp < minChannelResponse || fore.maxOps < 2 {
+		return nfs4.ErrToosmall
+	}
+	// The back channel is checked too, though none is offered: a client
+	// asking for an unusable one is told so (knfsd's
+	// check_backchannel_attrs; pynfs CSESS29).
+	if back.maxReq < minChannelRequest || back.maxResp < minChannelResponse || back.maxOps < 2 {
+		return nfs4.ErrToosmall
+	}
 	max := uint32(s.MaxRecord())
 	fore.headerPad = 0
 	fore.maxReq = min32(fore.maxReq, max)
@@ -190,7 +235,7 @@ func opCreateSession(c *compound) uint32 {
 	fore.maxRespCached = min32(minU32(fore.maxRespCached, uint32(s.cfg.MaxCachedReply)), uint32(s.cfg.MaxCachedReply))
 	fore.maxOps = min32(fore.maxOps, 64)
 	fore.maxReqs = min32(minU32(fore.maxReqs, uint32(s.cfg.Slots)), uint32(s.cfg.Slots))
-	if fore.maxReqs == 0 || fore.maxOps < 2 || fore.maxReq < 512 || fore.maxResp < 512 {
+	if fore.maxReqs == 0 {
 		return nfs4.ErrToosmall
 	}
 	back.headerPad = 0
@@ -213,14 +258,18 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	if cl == nil {
 		return nfs4.ErrStaleClientid
 	}
-	if cl.principal != c.cred.UID {
-		// RFC 8881 section 18.36.4 (and knfsd's same_creds check): only
-		// the principal that made the client record may create its
-		// sessions, or anyone who learnt a client id could act as it.
+	if !cl.confirmed && cl.principal != c.cred.UID {
+		// RFC 8881 section 18.36.4: only the principal that made an
+		// unconfirmed record may confirm it. Once confirmed, with
+		// SP4_NONE any principal may add sessions (pynfs CSESS10, as
+		// knfsd): AUTH_SYS uids are the client's say-so, so checking
+		// them would guard nothing; the random client id does.
 		return nfs4.ErrClidInuse
 	}
 	switch {
 	case seq == cl.csSeq-1 && cl.csReply != nil:
+		// A retransmit: the reply cached for this sequence id
+		// (RFC 8881 section 18.36.4), whichever compound carries it.
 		c.e.Fixed(cl.csReply)
 		return nfs4.OK
 	case seq != cl.csSeq:
@@ -236,14 +285,7 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	}
 	cl.csSeq++
 	if !cl.confirmed {
-		cl.confirmed = true
-		// A rebooted client's earlier record goes now.
-		for _, o := range t.clients {
-			if o != cl && o.owner == cl.owner {
-				t.removeClientLocked(o)
-			}
-		}
-		t.owners[cl.owner] = cl
+		t.confirmLocked(cl)
 	}
 	cl.renew()
 	sess := &session{client: cl, fore: fore, slots: make([]slot, fore.maxReqs)}
@@ -267,6 +309,19 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	back.encode(c.e)
 	cl.csReply = append(cl.csReply[:0], c.e.Header()[start:]...)
 	return nfs4.OK
+}
+
+// confirmLocked makes cl its owner's confirmed record; a rebooted client's
+// earlier record, and its state, go now (RFC 8881 section 18.35.4 case 5).
+func (t *stateTable) confirmLocked(cl *client) {
+	if old := t.owners[cl.owner]; old != nil && old != cl {
+		t.removeClientLocked(old)
+	}
+	if t.unconfirmed[cl.owner] == cl {
+		delete(t.unconfirmed, cl.owner)
+	}
+	cl.confirmed = true
+	t.owners[cl.owner] = cl
 }
 
 // maxBoundConns bounds a session's connection list; the oldest binding is

@@ -98,7 +98,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpLocku:              {name: "LOCKU", flags: opModifies, run: opLocku, rsize: fixed(stateidLen)},
 	nfs4.OpLookup:             {name: "LOOKUP", run: opLookup, rsize: fixed(0)},
 	nfs4.OpLookupp:            {name: "LOOKUPP", run: opLookupp, rsize: fixed(0)},
-	nfs4.OpNverify:            {name: "NVERIFY", run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpNverify:            {name: "NVERIFY", run: opNverify, rsize: fixed(0)},
 	nfs4.OpOpen:               {name: "OPEN", flags: opModifies, run: opOpen, rsize: fixed(stateidLen + changeInfoLen + 4 + bitmapMax + openDelegMax)},
 	nfs4.OpOpenattr:           {name: "OPENATTR", run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpOpenConfirm:        {name: "OPEN_CONFIRM", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only (RFC 8881 section 18: MUST NOT in 4.1)
@@ -118,7 +118,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpSetattr:            {name: "SETATTR", flags: opModifies, run: opSetattr, rsize: fixed(bitmapMax)},
 	nfs4.OpSetclientid:        {name: "SETCLIENTID", run: opNotsupp, rsize: fixed(0)},         // NFSv4.0 only
 	nfs4.OpSetclientidConfirm: {name: "SETCLIENTID_CONFIRM", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only
-	nfs4.OpVerify:             {name: "VERIFY", run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpVerify:             {name: "VERIFY", run: opVerify, rsize: fixed(0)},
 	nfs4.OpWrite:              {name: "WRITE", flags: opModifies, run: opWrite, rsize: fixed(4 + 4 + verifierLen)},
 	// RELEASE_LOCKOWNER is NFSv4.0 only: RFC 8881 marks it MUST NOT
 	// implement for 4.1, where FREE_STATEID and CLOSE do its work.
@@ -128,11 +128,11 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpBindConnToSession: {name: "BIND_CONN_TO_SESSION", minor: 1, flags: opSessionless | opOnlyOp | opModifies, run: opBindConnToSession, rsize: fixed(nfs4.SessionIDSize + 4 + 4)},
 	// EXCHANGE_ID4resok: clientid, sequenceid, flags, state_protect4_r
 	// (SP4_NONE), server_owner4, server_scope, one nfs_impl_id4.
-	nfs4.OpExchangeID: {name: "EXCHANGE_ID", minor: 1, flags: opSessionless | opOnlyOp | opModifies, run: opExchangeID,
+	nfs4.OpExchangeID: {name: "EXCHANGE_ID", minor: 1, flags: opSessionless | opModifies, run: opExchangeID,
 		rsize: fixed(8 + 4 + 4 + 4 + (8 + opaqueMax) + opaqueMax + 4 + (opaqueMax + opaqueMax + 12))},
 	// CREATE_SESSION4resok: session id, sequence, flags, two channel_attrs4
 	// (six counts and an rdma_ird array of at most one).
-	nfs4.OpCreateSession:    {name: "CREATE_SESSION", minor: 1, flags: opSessionless | opOnlyOp | opModifies, run: opCreateSession, rsize: fixed(nfs4.SessionIDSize + 4 + 4 + 2*(6*4+4+4))},
+	nfs4.OpCreateSession:    {name: "CREATE_SESSION", minor: 1, flags: opSessionless | opModifies, run: opCreateSession, rsize: fixed(nfs4.SessionIDSize + 4 + 4 + 2*(6*4+4+4))},
 	nfs4.OpDestroySession:   {name: "DESTROY_SESSION", minor: 1, flags: opSessionless | opModifies, run: opDestroySession, rsize: fixed(0)},
 	nfs4.OpFreeStateid:      {name: "FREE_STATEID", minor: 1, flags: opModifies, run: opFreeStateid, rsize: fixed(0)},
 	nfs4.OpGetDirDelegation: {name: "GET_DIR_DELEGATION", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},

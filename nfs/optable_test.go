@@ -67,8 +67,8 @@ func rsizeViolations() []string {
 // attributes, VERIFY/NVERIFY, server-side copy offload, and (for now) the
 // RFC 8276 xattr ops.
 var notImplemented = []uint32{
-	nfs4.OpNverify, nfs4.OpOpenattr, nfs4.OpOpenConfirm,
-	nfs4.OpRenew, nfs4.OpSetclientid, nfs4.OpSetclientidConfirm, nfs4.OpVerify, nfs4.OpReleaseLockowner,
+	nfs4.OpOpenattr, nfs4.OpOpenConfirm,
+	nfs4.OpRenew, nfs4.OpSetclientid, nfs4.OpSetclientidConfirm, nfs4.OpReleaseLockowner,
 	nfs4.OpGetDirDelegation, nfs4.OpGetdeviceinfo, nfs4.OpGetdevicelist,
 	nfs4.OpLayoutcommit, nfs4.OpLayoutget, nfs4.OpLayoutreturn, nfs4.OpSetSSV,
 	nfs4.OpCopyNotify, nfs4.OpIOAdvise, nfs4.OpLayouterror, nfs4.OpLayoutstats, nfs4.OpWriteSame,

@@ -114,7 +114,7 @@ func applyAttrs(fd, wfd int, a *newAttrs) (nfs4.Bitmap, error) {
 		done.Set(nfs4.AttrSize)
 	}
 	if a.mask.Has(nfs4.AttrMode) {
-		if err := unix.Chmod(proc, a.mode); err != nil {
+		if err := chmodFD(fd, proc, a.mode); err != nil {
 			return done, err
 		}
 		done.Set(nfs4.AttrMode)
@@ -155,6 +155,21 @@ func applyAttrs(fd, wfd int, a *newAttrs) (nfs4.Bitmap, error) {
 		}
 	}
 	return done, nil
+}
+
+// chmodFD sets the mode of the file open as fd (path is its /proc link).
+// A symlink's mode is ignored, as knfsd's nfsd_sanitize_attrs does: Linux
+// cannot change it (chmod answers EOPNOTSUPP) and nothing reads it, so
+// SETATTR succeeds without changing anything (pynfs cleans its tree so).
+func chmodFD(fd int, path string, mode uint32) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return nil
+	}
+	return unix.Chmod(path, mode)
 }
 
 // exclcreatAttrs can come with an EXCLUSIVE4_1 create. The times are not

@@ -37,6 +37,11 @@ type stateTable struct {
 	records map[string]clientRecord
 	recGen  atomic.Uint64
 	store   clientStore
+
+	// unconfirmed finds an owner's unconfirmed client record, owners its
+	// confirmed one: RFC 8881 section 18.35.4 lets an owner have both
+	// while a rebooted client confirms its new record.
+	unconfirmed map[string]*client
 }
 
 type client struct {
@@ -127,6 +132,8 @@ func newStateTable(s *Server) *stateTable {
 		opens:    make(map[[nfs4.OtherSize]byte]*openState),
 		records:  make(map[string]clientRecord),
 		store:    clientStore{dir: s.cfg.StateDir},
+
+		unconfirmed: make(map[string]*client),
 	}
 }
 
@@ -179,6 +186,9 @@ func (t *stateTable) removeClientLocked(c *client) {
 	delete(t.clients, c.id)
 	if t.owners[c.owner] == c {
 		delete(t.owners, c.owner)
+	}
+	if t.unconfirmed[c.owner] == c {
+		delete(t.unconfirmed, c.owner)
 	}
 }
 
