@@ -40,6 +40,14 @@ type compound struct {
 	// entries up in it.
 	dirNoSearch bool
 	maxCached   int // ca_maxresponsesize_cached, once SEQUENCE ran
+	pdir        *pseudoDir // the pseudo directory READDIR lists
+
+	// caller is the caller's credentials as the RPC gave them (invalid
+	// ids mapped); cred is what the server acts as, squashed by the
+	// options (opts) of the current filehandle's export (accExp).
+	caller Cred
+	accExp *export
+	opts   ClientOptions
 }
 
 type opFunc func(c *compound) uint32
@@ -96,6 +104,7 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 	c := &rep.cmp
 	*c = compound{s: s, cred: s.ids.cred(cred), minor: minor, d: d, e: e, rep: rep, nops: n,
 		conn: conn, recLen: recLen, maxResp: s.MaxRecord()}
+	c.caller = c.cred
 	statusPos := e.Reserve()
 	e.Opaque(tag)
 	countPos := e.Reserve()
@@ -180,7 +189,7 @@ func (c *compound) exec(op uint32) uint32 {
 	var st uint32
 	if f == nil {
 		st = nfs4.ErrNotsupp
-	} else {
+	} else if st = c.refuseReadOnly(op); st == nfs4.OK {
 		c.keepResult = false
 		st = f(c)
 	}

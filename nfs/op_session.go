@@ -61,7 +61,7 @@ func opExchangeID(c *compound) uint32 {
 		nfs4.ExchgIDUseNonPNFS|nfs4.ExchgIDUsePNFSMDS|nfs4.ExchgIDUsePNFSDS|nfs4.ExchgIDUpdConfirmedRecA) != 0 {
 		return nfs4.ErrInval
 	}
-	cl, st := c.s.state.exchangeID(string(owner), verf, c.cred.UID, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
+	cl, st := c.s.state.exchangeID(string(owner), verf, c.caller.UID, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
 	if st != nfs4.OK {
 		return st
 	}
@@ -238,7 +238,7 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	if cl == nil {
 		return nfs4.ErrStaleClientid
 	}
-	if cl.principal != c.cred.UID {
+	if cl.principal != c.caller.UID {
 		// RFC 8881 section 18.36.4 (and knfsd's same_creds check): only
 		// the principal that made the client record may create its
 		// sessions, or anyone who learnt a client id could act as it.
@@ -403,7 +403,7 @@ func opDestroySession(c *compound) uint32 {
 	if !sess.boundTo(c.conn) {
 		return nfs4.ErrConnNotBound
 	}
-	if sess.client.principal != c.cred.UID {
+	if sess.client.principal != c.caller.UID {
 		return nfs4.ErrWrongCred
 	}
 	t.removeSessionLocked(sess)
@@ -428,7 +428,7 @@ func opDestroyClientid(c *compound) uint32 {
 	if cl == nil {
 		return nfs4.ErrStaleClientid
 	}
-	if cl.principal != c.cred.UID {
+	if cl.principal != c.caller.UID {
 		return nfs4.ErrWrongCred
 	}
 	if len(cl.sessions) > 0 {
@@ -459,7 +459,7 @@ func opBindConnToSession(c *compound) uint32 {
 		// There is no back channel to bind.
 		return nfs4.ErrInval
 	}
-	if sess.client.principal != c.cred.UID {
+	if sess.client.principal != c.caller.UID {
 		return nfs4.ErrWrongCred
 	}
 	sess.bind(c.conn)

@@ -89,6 +89,11 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 	if a.attrs.mask.Has(nfs4.AttrMode) {
 		res.attrset.Set(nfs4.AttrMode)
 	}
+	if res.created || attrs.mask.Has(nfs4.AttrSize) {
+		if s := c.commitMeta(dfd, fd); s != nfs4.OK {
+			return nil, s
+		}
+	}
 	return n, nfs4.OK
 }
 
@@ -289,7 +294,7 @@ func opSetattr(c *compound) uint32 {
 		return s
 	}
 	n := c.cfh
-	if n.exp == nil {
+	if n.exp == nil || c.readOnlyFH() {
 		return nfs4.ErrRofs
 	}
 	wfd := -1
@@ -319,5 +324,5 @@ func opSetattr(c *compound) uint32 {
 	if err != nil {
 		return errno(err)
 	}
-	return nfs4.OK
+	return c.commitMeta(pfd)
 }
