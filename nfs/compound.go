@@ -39,7 +39,7 @@ type compound struct {
 	// dirNoSearch: READDIR's caller may list the directory but not look
 	// entries up in it.
 	dirNoSearch bool
-	maxCached   int // ca_maxresponsesize_cached, once SEQUENCE ran
+	maxCached   int        // ca_maxresponsesize_cached, once SEQUENCE ran
 	pdir        *pseudoDir // the pseudo directory READDIR lists
 
 	// caller is the caller's credentials as the RPC gave them (invalid

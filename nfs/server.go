@@ -108,7 +108,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	io      FileIO
-	ids     idMapper // caller credentials to the ids the server acts as
+	ids     idMapper                    // caller credentials to the ids the server acts as
 	tab     atomic.Pointer[exportTable] // the exports; replaced whole by Reload
 	boot    uint32
 	bootVer [8]byte
