@@ -114,6 +114,12 @@ if [ "$MODE" = fs ]; then
 	finish
 fi
 
+if [ "$MODE" = exports ]; then
+	. /guest-exports.sh
+	ex_main
+	finish
+fi
+
 # manifest DIR: same format as e2e_manifest in lib.sh.
 manifest() {
 	(
