@@ -457,6 +457,31 @@ func TestExportsSyncCommitsMetadata(t *testing.T) {
 	}
 }
 
+// failingIO's fsyncs fail, as on a disk that lost power.
+type failingIO struct{ nfs.PlainIO }
+
+func (failingIO) Sync(int, bool) error { return syscall.EIO }
+
+// A sync export answers a change whose metadata could not be committed
+// with an error, never NFS4_OK; an async one does not sync at all.
+func TestExportsSyncFailureFailsTheOperation(t *testing.T) {
+	syncDir, asyncDir := t.TempDir(), t.TempDir()
+	addr, _ := serveExports(t, parseExports(t,
+		syncDir+"=/sync *(rw,insecure,no_root_squash)",
+		asyncDir+"=/async *(rw,insecure,no_root_squash,async)"), failingIO{})
+	ctx := ctxT(t)
+	c := dialFrom(t, addr, "127.0.0.1", 0)
+	for name, want := range map[string]uint32{"/sync": nfs4.ErrIO, "/async": nfs4.OK} {
+		fh, err := c.LookupPath(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Mkdir(ctx, fh, "d", 0o755)
+		wantStatus(t, name+": CREATE with failing fsyncs", err, want)
+		wantStatus(t, name+": REMOVE with failing fsyncs", c.Remove(ctx, fh, "d"), want)
+	}
+}
+
 func TestExportsReload(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	addr, srv := serveExports(t, parseExports(t, a+"=/a *(rw,insecure,no_root_squash)", b+"=/b *(rw,insecure)"), nil)

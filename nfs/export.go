@@ -38,7 +38,6 @@ type export struct {
 	fds      fdCache
 	key      exportKey                    // what Reload compares to reuse the export
 	rules    atomic.Pointer[[]ClientRule] // who may use it (exports.go); replaced by Reload
-	meta     metaSync                     // group commit of metadata changes (commitmeta.go)
 
 	mu       sync.Mutex
 	fss      map[uint64]*filesys // by filesystem id (0: the export's own)
