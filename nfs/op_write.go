@@ -56,6 +56,11 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 		unix.Close(fd)
 		return nil, errno(err)
 	}
+	// Pinned while fd is used below: once adopted, the descriptor cache
+	// may otherwise close it (and the number be reused by another open)
+	// before applyAttrs and commitMeta are done with it.
+	n.pin()
+	defer n.unpin()
 	// The descriptor opened by the create becomes the file's read-write
 	// descriptor, so the OPEN that follows needs no second open.
 	if !n.adoptWriteFD(fd) {
