@@ -19,8 +19,12 @@ import (
 
 // Export is one exported directory.
 type Export struct {
-	// Name is the export's name under the pseudo-root when there are several
-	// exports. With one export it is ignored: the export is the root.
+	// Name places the export under the pseudo-root: a name starting with
+	// "/" is a path whose directories the pseudo-root mirrors (/srv/data,
+	// as knfsd; exports files give the exported path), and such an export
+	// has a pseudo-root above it even alone ("/" alone: the export is the
+	// root). Any other name is one entry of the pseudo-root when there are
+	// several exports; a single export named so is the root.
 	Name string
 	Path string
 	// CrossMnt serves filesystems mounted inside the export too (exports(5)
