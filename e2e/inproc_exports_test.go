@@ -397,6 +397,61 @@ func TestExportsSquash(t *testing.T) {
 	}
 }
 
+// COPY from a root_squash export into a no_root_squash one reads the
+// source as the source's export squashes the caller: root, squashed there,
+// may not copy out a root-only file.
+func TestExportsCopyReadsSourceSquashed(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("acting as the caller needs root")
+	}
+	sq, open := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(sq, "secret"), []byte("root only"), 0o600)
+	os.WriteFile(filepath.Join(sq, "public"), []byte("anyone"), 0o644)
+	addr, _ := serveExports(t, parseExports(t,
+		sq+"=/sq 127.0.0.1(rw,insecure)",
+		open+"=/open 127.0.0.1(rw,insecure,no_root_squash)"), nil)
+	ctx := ctxT(t)
+	c := dialFrom(t, addr, "127.0.0.1", 0)
+	sqFH, err := c.LookupPath(ctx, "/sq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	openFH, err := c.LookupPath(ctx, "/open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := c.OpenCreate(ctx, openFH, "copy", 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFrom := func(name string) error {
+		src, err := c.Lookup(ctx, sqFH, name)
+		if err != nil {
+			return err
+		}
+		return rawTwoFH(ctx, c, src, dst.FH, nfs4.OpCopy, func(e *xdr.Encoder) {
+			nfs4.Stateid{}.Encode(e) // anonymous: access checked as the caller
+			dst.Stateid.Encode(e)
+			e.Uint64(0)
+			e.Uint64(0)
+			e.Uint64(0) // to the end
+			e.Bool(true)
+			e.Bool(true)
+			e.Uint32(0)
+		})
+	}
+	wantStatus(t, "COPY of a root-only file out of a root_squash export", copyFrom("secret"), nfs4.ErrAccess)
+	if data, _ := os.ReadFile(filepath.Join(open, "copy")); len(data) != 0 {
+		t.Fatalf("the copy holds %q", data)
+	}
+	if err := copyFrom("public"); err != nil {
+		t.Fatalf("COPY of a world-readable file: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(open, "copy")); string(data) != "anyone" {
+		t.Fatalf("the copy holds %q", data)
+	}
+}
+
 func TestExportsSyncCommitsMetadata(t *testing.T) {
 	syncDir, asyncDir := t.TempDir(), t.TempDir()
 	io := &countingIO{}
