@@ -53,7 +53,7 @@ type attrSource struct {
 // (one syscall), else by a confined open of its path.
 func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
 	if n.exp == nil {
-		s.pseudoStat(st)
+		s.pseudoStat(n, st)
 		return nfs4.OK
 	}
 	n.mu.Lock()
@@ -76,8 +76,12 @@ func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
 	return nfs4.OK
 }
 
-func (s *Server) pseudoStat(st *unix.Stat_t) {
-	*st = unix.Stat_t{Ino: pseudoRootIno, Mode: unix.S_IFDIR | 0o555, Nlink: uint64(2 + len(s.exports))}
+func (s *Server) pseudoStat(n *node, st *unix.Stat_t) {
+	entries := 0
+	if d := s.pseudoDirOf(n); d != nil {
+		entries = len(d.entries)
+	}
+	*st = unix.Stat_t{Ino: n.ino, Mode: unix.S_IFDIR | 0o555, Nlink: uint64(2 + entries)}
 	st.Ctim.Sec = s.start.Unix()
 	st.Mtim, st.Atim = st.Ctim, st.Ctim
 }
@@ -121,7 +125,7 @@ func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
 	}
 	if !got.And(fsAttrs).Empty() && src.fs == nil {
 		var fs unix.Statfs_t
-		root := s.exports[0].rootFD
+		root := s.table().exports[0].rootFD
 		if src.n.exp != nil {
 			root = src.n.exp.mountFD(src.n.fs)
 		}

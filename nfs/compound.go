@@ -39,7 +39,15 @@ type compound struct {
 	// dirNoSearch: READDIR's caller may list the directory but not look
 	// entries up in it.
 	dirNoSearch bool
-	maxCached   int // ca_maxresponsesize_cached, once SEQUENCE ran
+	maxCached   int        // ca_maxresponsesize_cached, once SEQUENCE ran
+	pdir        *pseudoDir // the pseudo directory READDIR lists
+
+	// caller is the caller's credentials as the RPC gave them (invalid
+	// ids mapped); cred is what the server acts as, squashed by the
+	// options (opts) of the current filehandle's export (accExp).
+	caller Cred
+	accExp *export
+	opts   ClientOptions
 }
 
 // compound executes a COMPOUND call from connection conn; rec is the
@@ -73,6 +81,7 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 	c := &rep.cmp
 	*c = compound{s: s, cred: s.ids.cred(cred), minor: minor, d: d, e: e, rep: rep, nops: n,
 		conn: conn, recLen: recLen, maxResp: s.MaxRecord()}
+	c.caller = c.cred
 	statusPos := e.Reserve()
 	e.Opaque(tag)
 	countPos := e.Reserve()
@@ -161,7 +170,8 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	bodyPos := c.e.Pos()
 	segs := len(c.rep.segs)
 	var st uint32
-	if info.flags&opModifies != 0 {
+	st = c.refuseReadOnly(op)
+	if st == nfs4.OK && info.flags&opModifies != 0 {
 		st = c.checkRoom(info.rsize(c), more)
 	}
 	if st == nfs4.OK {

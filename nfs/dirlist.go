@@ -144,27 +144,3 @@ func (ds *dirStream) fill() error {
 func isDotName(name []byte) bool {
 	return len(name) == 1 && name[0] == '.' || len(name) == 2 && name[0] == '.' && name[1] == '.'
 }
-
-// exportList lists the pseudo-root: export i has cookie firstCookie+i. The
-// exports never change while the server runs.
-type exportList struct {
-	s *Server
-	i int
-}
-
-// listExports starts the pseudo-root's listing after cookie.
-func (s *Server) listExports(cookie uint64) *exportList {
-	l := &exportList{s: s}
-	if cookie >= firstCookie {
-		l.i = int(min(cookie-firstCookie+1, uint64(len(s.exports))))
-	}
-	return l
-}
-
-func (l *exportList) next() (dirent, bool, error) {
-	if l.i >= len(l.s.exports) {
-		return dirent{}, false, nil
-	}
-	l.i++
-	return dirent{name: l.s.exports[l.i-1].name, cookie: firstCookie + uint64(l.i-1)}, true, nil
-}

@@ -386,7 +386,7 @@ func (f *fakeDir) next() (dirent, bool, error) {
 // the result.
 func encodeFake(t *testing.T, h *harness, ents []dirent, maxcount int) (uint32, []listEnt, bool) {
 	t.Helper()
-	c := &compound{s: h.s, e: xdr.NewEncoder(4096), cfh: h.s.exportRoot(h.s.exports[0]), maxResp: 1 << 20}
+	c := &compound{s: h.s, e: xdr.NewEncoder(4096), cfh: h.s.exportRoot(h.s.table().exports[0]), maxResp: 1 << 20}
 	src := fakeDir(ents)
 	if st := c.encodeDirlist(&src, nfs4.BitmapOf(nfs4.AttrType, nfs4.AttrFileid), 0, maxcount); st != nfs4.OK {
 		return st, nil, false

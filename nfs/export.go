@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -35,6 +36,8 @@ type export struct {
 	crossmnt bool
 	detached bool // rootFD is a detached clone: /proc paths are relative to it
 	fds      fdCache
+	key      exportKey                    // what Reload compares to reuse the export
+	rules    atomic.Pointer[[]ClientRule] // who may use it (exports.go); replaced by Reload
 
 	mu       sync.Mutex
 	fss      map[uint64]*filesys // by filesystem id (0: the export's own)

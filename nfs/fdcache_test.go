@@ -12,16 +12,16 @@ import (
 func TestFDCacheBound(t *testing.T) {
 	h := newHarness(t)
 	h.session()
-	h.s.exports[0].fds.max = 8
+	h.s.table().exports[0].fds.max = 8
 	for i := 0; i < 40; i++ {
 		name := "f" + itoa(i)
 		h.write(name, bytes.Repeat([]byte{byte(i)}, 100))
 		if st := h.readWith(h.lookupFH(name), nfs4.AnonStateid); st != nfs4.OK {
 			t.Fatalf("read %s: %d", name, st)
 		}
-		h.s.exports[0].fds.sweep()
+		h.s.table().exports[0].fds.sweep()
 	}
-	fc := &h.s.exports[0].fds
+	fc := &h.s.table().exports[0].fds
 	fc.mu.Lock()
 	n := len(fc.nodes)
 	fc.mu.Unlock()

@@ -11,10 +11,21 @@ import (
 func (c *compound) setFH(n *node) {
 	c.cfh = n
 	c.hasCur = false
+	c.enterExport(n)
 }
 
 func opPutrootfh(c *compound) uint32 {
-	c.setFH(c.s.root())
+	n := c.s.root()
+	if n == nil {
+		return nfs4.ErrStale
+	}
+	if n.exp != nil {
+		// One export is the root: its client specs apply here already.
+		if s := c.admit(n.exp); s != nfs4.OK {
+			return s
+		}
+	}
+	c.setFH(n)
 	return nfs4.OK
 }
 
@@ -28,6 +39,9 @@ func opPutfh(c *compound) uint32 {
 	}
 	n, st := c.s.resolve(h)
 	if st != nfs4.OK {
+		return st
+	}
+	if st := c.admitFH(n); st != nfs4.OK {
 		return st
 	}
 	c.setFH(n)
@@ -55,6 +69,7 @@ func opRestorefh(c *compound) uint32 {
 		return nfs4.ErrRestorefh
 	}
 	c.cfh, c.cur, c.hasCur = c.sfh, c.saved, c.hasSaved
+	c.enterExport(c.cfh)
 	return nfs4.OK
 }
 
@@ -98,13 +113,11 @@ func opLookup(c *compound) uint32 {
 		return s
 	}
 	if c.cfh.exp == nil {
-		for _, e := range c.s.exports {
-			if e.name == string(name) {
-				c.setFH(c.s.exportRoot(e))
-				return nfs4.OK
-			}
+		d := c.s.pseudoDirOf(c.cfh)
+		if d == nil {
+			return nfs4.ErrStale
 		}
-		return nfs4.ErrNoent
+		return c.pseudoLookup(d, string(name))
 	}
 	n, err := c.s.lookupChild(c.cfh, string(name), &st)
 	if err != nil {
@@ -128,15 +141,8 @@ func (c *compound) lookupParent() uint32 {
 		return s
 	}
 	n := c.cfh
-	switch {
-	case n.exp == nil:
-		return nfs4.ErrNoent
-	case n.fs == 0 && n.ino == n.exp.rootIno:
-		if !c.s.pseudo {
-			return nfs4.ErrNoent
-		}
-		c.setFH(c.s.pseudoRoot)
-		return nfs4.OK
+	if n.exp == nil || n.fs == 0 && n.ino == n.exp.rootIno {
+		return c.pseudoParent(n)
 	}
 	rel := parentRel(n.path())
 	if rel == "." {
@@ -181,6 +187,10 @@ func opAccess(c *compound) uint32 {
 		return s
 	}
 	supported, granted := c.accessResult(c.cfh, &st, want)
+	if c.readOnlyFH() {
+		// knfsd's nfsd_access: a read-only export grants no change.
+		granted &^= nfs4.AccessModify | nfs4.AccessExtend | nfs4.AccessDelete
+	}
 	c.e.Uint32(supported)
 	c.e.Uint32(granted)
 	return nfs4.OK

@@ -139,6 +139,12 @@ func opCreate(c *compound) uint32 {
 		var st unix.Stat_t
 		n, err = c.s.lookupChildAt(c.cfh, dir.fd, string(name), &st)
 	}
+	if err == nil {
+		if s := c.commitCreated(dir.fd, string(name)); s != nfs4.OK {
+			dir.done()
+			return s
+		}
+	}
 	ci := dir.done()
 	if err != nil {
 		return errno(err)
@@ -194,6 +200,12 @@ func opRemove(c *compound) uint32 {
 		}
 		return unix.Unlinkat(dir.fd, string(name), 0)
 	})
+	if err == nil {
+		if s := c.commitMeta(dir.fd); s != nfs4.OK {
+			dir.done()
+			return s
+		}
+	}
 	ci := dir.done()
 	if err != nil {
 		if err == unix.EEXIST {
@@ -242,6 +254,13 @@ func opRename(c *compound) uint32 {
 	err := asCaller(c.cred, func() error {
 		return unix.Renameat(src.fd, string(oldName), dst.fd, string(newName))
 	})
+	if err == nil {
+		if s := c.commitMeta(src.fd, dst.fd); s != nfs4.OK {
+			src.done()
+			dst.done()
+			return s
+		}
+	}
 	sci, dci := src.done(), dst.done()
 	if err != nil {
 		if err == unix.EEXIST {
@@ -304,6 +323,13 @@ func opLink(c *compound) uint32 {
 		return s
 	}
 	err := src.linkInto(c.cred, dir.fd, string(name))
+	if err == nil {
+		// The new name and the source's link count.
+		if s := c.commitCreated(dir.fd, string(name)); s != nfs4.OK {
+			dir.done()
+			return s
+		}
+	}
 	ci := dir.done()
 	if err != nil {
 		return errno(err)

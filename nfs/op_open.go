@@ -82,6 +82,9 @@ func opOpen(c *compound) uint32 {
 	if a.create && a.attrStatus != nfs4.OK {
 		return a.attrStatus
 	}
+	if (a.create || access&nfs4.ShareAccessWrite != 0) && c.readOnlyFH() {
+		return nfs4.ErrRofs
+	}
 	res := openResult{}
 	target, s := c.openTarget(&a, &res)
 	if s != nfs4.OK {

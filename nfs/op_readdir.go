@@ -51,7 +51,13 @@ func opReaddir(c *compound) uint32 {
 		return nfs4.ErrAccess
 	}
 	if dir.exp == nil {
-		return c.encodeDirlist(c.s.listExports(a.cookie), a.attrRequest, int(a.dircount), limit)
+		d := c.s.pseudoDirOf(dir)
+		if d == nil {
+			return nfs4.ErrStale
+		}
+		c.pdir = d
+		defer func() { c.pdir = nil }()
+		return c.encodeDirlist(listPseudo(d, c.conn.addr, a.cookie), a.attrRequest, int(a.dircount), limit)
 	}
 	ds, s := openDirStream(dir, a.cookie, limit)
 	if s != nfs4.OK {
@@ -124,12 +130,12 @@ func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) bool {
 	var n *node
 	var err error
 	if dir.exp == nil {
-		for _, ex := range c.s.exports {
-			if ex.name == name {
-				n = c.s.exportRoot(ex)
-			}
+		if c.pdir != nil {
+			n = c.s.pseudoEntryNode(c.pdir, name)
 		}
-		if s := c.s.statNode(n, &st); s != nfs4.OK {
+		if n == nil {
+			err = unix.EIO
+		} else if s := c.s.statNode(n, &st); s != nfs4.OK {
 			err = unix.EIO
 		}
 	} else if c.dirNoSearch {

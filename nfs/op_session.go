@@ -51,7 +51,7 @@ func opExchangeID(c *compound) uint32 {
 		nfs4.ExchgIDUseNonPNFS|nfs4.ExchgIDUsePNFSMDS|nfs4.ExchgIDUsePNFSDS|nfs4.ExchgIDUpdConfirmedRecA) != 0 {
 		return nfs4.ErrInval
 	}
-	cl, st := c.s.state.exchangeID(string(owner), verf, c.cred.UID, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
+	cl, st := c.s.state.exchangeID(string(owner), verf, c.caller.UID, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
 	if st != nfs4.OK {
 		return st
 	}
@@ -258,7 +258,7 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	if cl == nil {
 		return nfs4.ErrStaleClientid
 	}
-	if !cl.confirmed && cl.principal != c.cred.UID {
+	if !cl.confirmed && cl.principal != c.caller.UID {
 		// RFC 8881 section 18.36.4: only the principal that made an
 		// unconfirmed record may confirm it. Once confirmed, with
 		// SP4_NONE any principal may add sessions (pynfs CSESS10, as
@@ -438,7 +438,7 @@ func opDestroySession(c *compound) uint32 {
 	if !sess.boundTo(c.conn) {
 		return nfs4.ErrConnNotBound
 	}
-	if sess.client.principal != c.cred.UID {
+	if sess.client.principal != c.caller.UID {
 		return nfs4.ErrWrongCred
 	}
 	t.removeSessionLocked(sess)
@@ -463,7 +463,7 @@ func opDestroyClientid(c *compound) uint32 {
 	if cl == nil {
 		return nfs4.ErrStaleClientid
 	}
-	if cl.principal != c.cred.UID {
+	if cl.principal != c.caller.UID {
 		return nfs4.ErrWrongCred
 	}
 	if len(cl.sessions) > 0 {
@@ -498,7 +498,7 @@ func opBindConnToSession(c *compound) uint32 {
 	if dir != nfs4.CDRFore && dir != nfs4.CDRBack && dir != nfs4.CDRForeOrBoth && dir != nfs4.CDRBackOrBoth {
 		return nfs4.ErrInval
 	}
-	if sess.client.principal != c.cred.UID {
+	if sess.client.principal != c.caller.UID {
 		return nfs4.ErrWrongCred
 	}
 	// deleg: a connection bound for the back channel carries callbacks;

@@ -68,10 +68,14 @@ func (c *compound) copyTargets(a *copyArgs) (int, int, uint32) {
 		return -1, -1, nfs4.ErrIsdir
 	}
 	var st unix.Stat_t
+	// The source is read as its own export squashes the caller, the
+	// destination written as its export does.
 	saved := c.cfh
 	c.cfh = c.sfh
+	c.enterExport(c.sfh)
 	srcFD, s := c.readTarget(a.src, &st)
 	c.cfh = saved
+	c.enterExport(saved)
 	if s != nfs4.OK {
 		return -1, -1, s
 	}

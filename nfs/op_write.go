@@ -50,6 +50,11 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 		unix.Close(fd)
 		return nil, errno(err)
 	}
+	// Pinned while fd is used below: once adopted, the descriptor cache
+	// may otherwise close it (and the number be reused by another open)
+	// before applyAttrs and commitMeta are done with it.
+	n.pin()
+	defer n.unpin()
 	// The descriptor opened by the create becomes the file's read-write
 	// descriptor, so the OPEN that follows needs no second open.
 	if !n.adoptWriteFD(fd) {
@@ -82,6 +87,11 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 	}
 	if a.attrs.mask.Has(nfs4.AttrMode) {
 		res.attrset.Set(nfs4.AttrMode)
+	}
+	if res.created || attrs.mask.Has(nfs4.AttrSize) {
+		if s := c.commitMeta(dfd, fd); s != nfs4.OK {
+			return nil, s
+		}
 	}
 	return n, nfs4.OK
 }
@@ -293,7 +303,7 @@ func opSetattr(c *compound) uint32 {
 		return s
 	}
 	n := c.cfh
-	if n.exp == nil {
+	if n.exp == nil || c.readOnlyFH() {
 		return nfs4.ErrRofs
 	}
 	wfd := -1
@@ -323,5 +333,5 @@ func opSetattr(c *compound) uint32 {
 	if err != nil {
 		return errno(err)
 	}
-	return nfs4.OK
+	return c.commitMeta(pfd)
 }

@@ -18,10 +18,15 @@ var errStale = errors.New("stale file handle")
 // is then found through its kernel handle — never by walking the export.
 func (s *Server) resolve(h []byte) (*node, uint32) {
 	if len(h) >= 2 && h[0] == fhVersion && h[1] == fhPseudo {
-		if !s.pseudo || string(h) != string(pseudoHandle) {
+		t := s.table()
+		if len(h) != len(pseudoHandle) || !t.pseudo {
 			return nil, nfs4.ErrBadhandle
 		}
-		return s.pseudoRoot, nfs4.OK
+		if d := t.byHandle[string(h)]; d != nil {
+			return d.node, nfs4.OK
+		}
+		// A pseudo directory a reload removed.
+		return nil, nfs4.ErrStale
 	}
 	f, ok := parseHandle(h)
 	if !ok {
@@ -51,7 +56,7 @@ func (s *Server) resolve(h []byte) (*node, uint32) {
 }
 
 func (s *Server) exportByID(id uint64) *export {
-	for _, e := range s.exports {
+	for _, e := range s.table().exports {
 		if e.id == id {
 			return e
 		}

@@ -9,18 +9,22 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"net/netip"
+	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
 // Export is one exported directory.
 type Export struct {
-	// Name is the export's name under the pseudo-root when there are several
-	// exports. With one export it is ignored: the export is the root.
+	// Name places the export under the pseudo-root: a name starting with
+	// "/" is a path whose directories the pseudo-root mirrors (/srv/data,
+	// as knfsd; exports files give the exported path), and such an export
+	// has a pseudo-root above it even alone ("/" alone: the export is the
+	// root). Any other name is one entry of the pseudo-root when there are
+	// several exports; a single export named so is the root.
 	Name string
 	Path string
 	// CrossMnt serves filesystems mounted inside the export too (exports(5)
@@ -31,6 +35,13 @@ type Export struct {
 	// filesystem and path (exports(5) fsid=), e.g. to keep handles valid
 	// when the export moves.
 	FSID string
+	// Clients are the client specs allowed, each with its options; the
+	// first that names a client applies (ParseExports orders them as
+	// exports(5) says). Nil: every client, with ShorthandOptions.
+	Clients []ClientRule
+	// Line is where an exports file defined the export (0: not from a
+	// file), for messages.
+	Line int
 }
 
 // Config configures a Server.
@@ -93,30 +104,38 @@ type Conn struct {
 	ID     uint64
 	Remote string
 	calls  connCalls
+	addr   netip.Addr // Remote parsed once, for the exports' client specs
+	port   uint16
 }
 
 var connIDs atomic.Uint64
 
-// NewConn returns protocol state for a new connection.
-func NewConn(remote string) *Conn { return &Conn{ID: connIDs.Add(1), Remote: remote} }
+// NewConn returns protocol state for a new connection from remote
+// ("ip:port").
+func NewConn(remote string) *Conn {
+	c := &Conn{ID: connIDs.Add(1), Remote: remote}
+	c.addr, c.port = parseRemote(remote)
+	return c
+}
 
 // Server is the NFSv4.1/4.2 protocol engine-independent core.
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	io      FileIO
-	ids     idMapper // caller credentials to the ids the server acts as
-	exports []*export
-	pseudo  bool // several exports under a synthetic root
+	ids     idMapper                    // caller credentials to the ids the server acts as
+	tab     atomic.Pointer[exportTable] // the exports; replaced whole by Reload
 	boot    uint32
 	bootVer [8]byte
 	start   time.Time
 
-	state      *stateTable
-	files      *fileTable
-	fhKey      *handleKey
-	pseudoRoot *node
-	stop       chan struct{}
+	state *stateTable
+	files *fileTable
+	fhKey *handleKey
+	stop  chan struct{}
+
+	reloadMu sync.Mutex
+	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 }
 
 // NewServer checks the exports and returns a server.
@@ -149,35 +168,21 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.AnonGID = defaultAnonID
 	}
 	cfg.applyLimitDefaults()
-	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now(), pseudo: len(cfg.Exports) > 1}
+	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now()}
 	key, err := loadHandleKey(cfg.StateDir)
 	if err != nil {
 		return nil, err
 	}
 	s.fhKey = newHandleKey(key)
 	s.ids = newIDMapper(&cfg)
-	names := map[string]bool{}
-	ids := map[uint64]string{}
-	for _, e := range cfg.Exports {
-		ex, err := newExport(e, canSwitch)
-		if err != nil {
-			return nil, err
-		}
-		if !ex.crossmnt && !ex.detached {
-			s.log.Warn("cannot isolate the export from filesystems mounted inside it (needs CAP_SYS_ADMIN): their mount points are not served", "export", ex.root)
-		}
-		if other, dup := ids[ex.id]; dup {
-			return nil, fmt.Errorf("nfs: exports %s and %s have the same id (same fsid= option?)", other, ex.root)
-		}
-		ids[ex.id] = ex.root
-		if s.pseudo {
-			if ex.name == "" || names[ex.name] {
-				return nil, fmt.Errorf("nfs: export %s needs a unique name", e.Path)
-			}
-			names[ex.name] = true
-		}
-		s.exports = append(s.exports, ex)
+	tab, err := s.buildTable(cfg.Exports)
+	if err != nil {
+		return nil, err
 	}
+	for i, e := range tab.exports {
+		e.setRules(cfg.Exports[i].Clients, cfg.AnonUID, cfg.AnonGID)
+	}
+	s.tab.Store(tab)
 	var b [12]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
@@ -194,7 +199,6 @@ func NewServer(cfg Config) (*Server, error) {
 	s.state.startGrace(prev, time.Duration(cfg.GraceTime)*time.Second)
 	s.files = newFileTable()
 	s.files.busy = s.state.holds
-	s.pseudoRoot = &node{rel: "/", ino: pseudoRootIno, mode: unix.S_IFDIR, handle: pseudoHandle, fd: -1, direct: -1, wfd: -1, dwfd: -1}
 	s.stop = make(chan struct{})
 	go s.reapLeases()
 	return s, nil
@@ -208,7 +212,12 @@ func (s *Server) MaxRecord() int { return s.cfg.MaxIO + 64<<10 }
 func (s *Server) Close() {
 	close(s.stop)
 	s.files.closeAll()
-	for _, e := range s.exports {
+	for _, e := range s.table().exports {
+		e.close()
+	}
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	for _, e := range s.retired {
 		e.close()
 	}
 }
@@ -218,10 +227,11 @@ const pseudoRootIno = 1
 
 // root returns the node clients see as "/".
 func (s *Server) root() *node {
-	if s.pseudo {
-		return s.pseudoRoot
+	t := s.table()
+	if t.pseudo {
+		return t.root.node
 	}
-	return s.exportRoot(s.exports[0])
+	return s.exportRoot(t.exports[0])
 }
 
 // Handle processes one RPC record. See Handler.

@@ -38,6 +38,9 @@ type Options struct {
 	// grants no delegations.
 	BackChannel bool
 	Callbacks   Callbacks
+	// LocalAddr is the local address Dial binds ("127.0.0.2:0", or with a
+	// port below 1024 as root for a "secure" export); empty: any.
+	LocalAddr string
 }
 
 func (o *Options) setDefaults() {
@@ -90,6 +93,13 @@ type Client struct {
 // RECLAIM_COMPLETE.
 func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	var nd net.Dialer
+	if opts.LocalAddr != "" {
+		la, err := net.ResolveTCPAddr("tcp", opts.LocalAddr)
+		if err != nil {
+			return nil, err
+		}
+		nd.LocalAddr = la
+	}
 	conn, err := nd.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err

@@ -69,6 +69,13 @@ func parseExport(v string) (nfs.Export, error) {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "exports" {
+		if err := checkExports(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "nfsd-uring exports:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "nfsd-uring:", err)
 		os.Exit(1)
@@ -78,6 +85,7 @@ func main() {
 func run() error {
 	var exports exportList
 	flag.Var(&exports, "export", "directory to export, as [NAME=]DIR[,crossmnt][,fsid=ID] (repeatable; several exports appear under a pseudo-root by NAME; crossmnt also serves filesystems mounted inside DIR)")
+	exportsFile := flag.String("exports", "", "exports(5) file (client specs and options per export; reloaded on SIGHUP); clients mount exports by path")
 	stateDir := flag.String("state-dir", defaultStateDir(), "directory for state that survives restarts (the file handle key)")
 	listen := flag.String("listen", "", "address to listen on (default :2049, or 127.0.0.1:2049 / 127.0.0.1:12049 for the sample export)")
 	cores := flag.Int("cores", 1, "event loops (one pinned OS thread each) for the io_uring engine")
@@ -116,6 +124,18 @@ func run() error {
 		defer profile.Start(p, profile.ProfilePath("."), profile.Quiet, profile.NoShutdownHook).Stop()
 	}
 
+	if *exportsFile != "" {
+		if len(exports) > 0 {
+			return fmt.Errorf("--exports and --export cannot be combined")
+		}
+		list, err := loadExports(*exportsFile)
+		if err != nil {
+			return err
+		}
+		exports = list
+	} else if len(exports) > 0 {
+		warnShorthand(log, exports)
+	}
 	sample := len(exports) == 0
 	if sample {
 		dir, err := makeSample("data")
@@ -145,6 +165,9 @@ func run() error {
 		return err
 	}
 	defer srv.Close()
+	if *exportsFile != "" {
+		defer reloadOnHUP(*exportsFile, srv, log)()
+	}
 	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC,
 		IdleTimeout: *idleTimeout, RecordTimeout: *recordTimeout, MaxConns: *maxConns, MaxPartialBytes: *maxPartial, MaxQueuedBytes: *maxQueued})
 	if err != nil {
@@ -154,8 +177,12 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	log.Info("serving", "addr", ln.Addr().String(), "engine", eng.Name(), "exports", exports.String())
-	printMount(ln.Addr().(*net.TCPAddr))
+	log.Info("serving", "addr", ln.Addr().String(), "engine", eng.Name(), "exports", exportNames(exports))
+	mountPath := "/"
+	if *exportsFile != "" && exports[0].Path != "/" {
+		mountPath = exports[0].Path
+	}
+	printMount(ln.Addr().(*net.TCPAddr), mountPath)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -182,12 +209,12 @@ func defaultListen(sample bool) string {
 	return "127.0.0.1:12049"
 }
 
-func printMount(a *net.TCPAddr) {
+func printMount(a *net.TCPAddr, path string) {
 	host := a.IP.String()
 	if a.IP.IsUnspecified() {
 		host = "SERVER"
 	}
-	fmt.Fprintf(os.Stderr, "mount with: mount -t nfs4 -o vers=4.2,port=%d %s:/ /mnt\n", a.Port, host)
+	fmt.Fprintf(os.Stderr, "mount with: mount -t nfs4 -o vers=4.2,port=%d %s:%s /mnt\n", a.Port, host, path)
 }
 
 func profileMode(name string) func(*profile.Profile) {

@@ -3,9 +3,10 @@
 # and have a real Linux 6.12 NFS client (in qemu) check it over 4.2 and 4.1.
 #
 # Then e2e-fs.sh (E2E_FS=0 skips it): ext4 images mounted inside the export
-# and a full filesystem, served by a second server run; and e2e-restart.sh
+# and a full filesystem, served by a second server run; e2e-restart.sh
 # (E2E_RESTART=0 skips it): a POSIX lock held across a server kill -9 +
-# restart.
+# restart; then e2e-exports.sh (E2E_EXPORTS=0 skips it): an exports file
+# with ro, root_squash and an export the guest may not see.
 #
 # Environment: ENGINE (server --engine, default portable), E2E_VERS
 # (default "4.2 4.1"), E2E_SERVER_ARGS (extra server flags), plus run.sh's.
@@ -59,9 +60,17 @@ if [[ ${E2E_RESTART:-1} == 1 ]]; then
 else
 	e2e_log "restart phase SKIPPED (E2E_RESTART=0)"
 fi
-if ((rc != 0 || fs_rc != 0 || restart_rc != 0)); then
+# Fourth phase: an exports file (ro, root_squash, an export for another address).
+ex_rc=0
+if [[ ${E2E_EXPORTS:-1} == 1 ]]; then
+	E2E_EX_BIN=$BIN e2e/kernel/e2e-exports.sh || ex_rc=$?
+else
+	e2e_log "exports phase SKIPPED (E2E_EXPORTS=0)"
+fi
+if ((rc != 0 || fs_rc != 0 || restart_rc != 0 || ex_rc != 0)); then
 	((rc == 0)) || echo "[e2e] the main phase (one export: reads, writes, host-side changes) FAILED" >&2
 	((fs_rc == 0)) || echo "[e2e] the filesystem phase (e2e-fs.sh: mounts inside the export, a full filesystem) FAILED" >&2
 	((restart_rc == 0)) || echo "[e2e] the restart phase (e2e-restart.sh: a lock across a server kill -9 + restart) FAILED" >&2
+	((ex_rc == 0)) || echo "[e2e] the exports phase (e2e-exports.sh: --exports with ro, root_squash, a hidden export) FAILED" >&2
 	exit 1
 fi

@@ -120,6 +120,11 @@ if [ "$MODE" = restart ]; then
 	restart_main
 	finish
 fi
+if [ "$MODE" = exports ]; then
+	. /guest-exports.sh
+	ex_main
+	finish
+fi
 
 # manifest DIR: same format as e2e_manifest in lib.sh.
 manifest() {

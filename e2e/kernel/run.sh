@@ -52,6 +52,7 @@ set -euo pipefail
 PROBE=
 FS=
 RESTART=
+EXP=
 if [[ ${1:-} == --restart ]]; then
 	RESTART=1
 	shift
@@ -60,6 +61,11 @@ elif [[ ${1:-} == --probe ]]; then
 	shift
 elif [[ ${1:-} == --fs ]]; then
 	FS=1
+	shift
+elif [[ ${1:-} == --exports ]]; then
+	# The exports phase (e2e-exports.sh): like --fs, no main-phase checks.
+	FS=1
+	EXP=1
 	shift
 fi
 PORT=${1:?usage: run.sh PORT EXPORT_DIR [VERS...] | run.sh --probe PORT}
@@ -93,7 +99,9 @@ INITRD=$WORK/initramfs.cpio.gz
 e2e_initramfs "$INITRD"
 e2e_log "initramfs $(du -h "$INITRD" | cut -f1), $(zcat "$INITRD" | cpio -it --quiet 2>/dev/null | grep -c "^modules/.*\.ko$") modules"
 
-if [[ -n $FS ]]; then
+if [[ -n $EXP ]]; then
+	MODE=exports
+elif [[ -n $FS ]]; then
 	MODE=fs
 elif [[ -n $RESTART ]]; then
 	MODE=restart
@@ -181,7 +189,7 @@ QEMU=(
 	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
 	-display none
 	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags${FS:+ e2e_fs=${E2E_FS_EXPORTS:-}} e2e_deadline=$((TIMEOUT - 20))"
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags${FS:+ e2e_fs=${E2E_FS_EXPORTS:-}}${EXP:+ e2e_ex=${E2E_EX_DIR:-}} e2e_deadline=$((TIMEOUT - 20))"
 	-netdev "user,id=n0,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
@@ -473,7 +481,10 @@ rw_pcap_errors() {
 
 npass=0 nfail=0
 rw_failed=
-if [[ -n $FS ]]; then
+if [[ -n $EXP ]]; then
+	# shellcheck source=exports-check.sh
+	. "$E2E_KDIR/exports-check.sh"
+elif [[ -n $FS ]]; then
 	# shellcheck source=fs-check.sh
 	. "$E2E_KDIR/fs-check.sh"
 	fs_check "${VERS[0]}"
@@ -546,4 +557,5 @@ what="NFS ${VERS[*]}"
 [[ -z $PROBE ]] || what="probe (boot + guestfwd)"
 [[ -z $FS ]] || what="filesystem phase (mounts inside exports, a full filesystem), NFS ${VERS[*]}"
 [[ -z $RESTART ]] || what="restart phase (a POSIX lock held across a server kill -9 + restart), NFS ${VERS[*]}"
+[[ -z $EXP ]] || what="exports phase (ro, root_squash, a hidden export), NFS ${VERS[*]}"
 echo "================ e2e (kernel client) PASSED: $what in ${elapsed}s ================"

@@ -1,0 +1,228 @@
+package nfs
+
+import (
+	"net/netip"
+	"slices"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+)
+
+// Squash says which callers act as the anonymous ids (exports(5)).
+type Squash uint8
+
+const (
+	// RootSquash maps uid 0 and gid 0 (supplementary groups included) to
+	// the anonymous ids: exports(5) root_squash, the default.
+	RootSquash Squash = iota
+	// NoRootSquash leaves every caller as it is (no_root_squash).
+	NoRootSquash
+	// AllSquash maps every caller to the anonymous ids (all_squash).
+	AllSquash
+)
+
+// ClientOptions are what one client spec of an export allows.
+type ClientOptions struct {
+	ReadOnly         bool // every modifying operation answers NFS4ERR_ROFS
+	Squash           Squash
+	AnonUID, AnonGID uint32
+	// Insecure accepts requests from any source port; without it only
+	// from ports below 1024 (exports(5) secure, the default).
+	Insecure bool
+	// Async answers namespace changes and SETATTR before they are on
+	// stable storage; without it (sync, the default) they are committed
+	// first, as knfsd's commit_metadata does.
+	Async bool
+}
+
+// DefaultClientOptions are exports(5)'s defaults: ro, root_squash, secure,
+// sync, anonuid and anongid 65534.
+func DefaultClientOptions() ClientOptions {
+	return ClientOptions{ReadOnly: true, Squash: RootSquash, AnonUID: defaultAnonID, AnonGID: defaultAnonID}
+}
+
+// ShorthandOptions are what an export given as --export DIR (or with no
+// client list at all) grants: every client, rw, no_root_squash, insecure,
+// async. That is the server's behaviour from before exports files, kept
+// so existing setups do not change; exports files get exports(5)'s
+// defaults instead.
+func ShorthandOptions() ClientOptions {
+	return ClientOptions{Squash: NoRootSquash, AnonUID: defaultAnonID, AnonGID: defaultAnonID, Insecure: true, Async: true}
+}
+
+// ClientRule is one client spec of an export and its options.
+type ClientRule struct {
+	Spec    string         // as written: "10.0.0.0/8", "192.168.1.5", "host.example", "*"
+	Any     bool           // "*": every client
+	Nets    []netip.Prefix // the addresses matched (a hostname's addresses, resolved at load)
+	Options ClientOptions
+}
+
+// matches reports whether the rule names a client at a.
+func (r *ClientRule) matches(a netip.Addr) bool {
+	if r.Any {
+		return true
+	}
+	if !a.IsValid() {
+		return false
+	}
+	for _, p := range r.Nets {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// access returns the options of the first of e's rules that names a
+// client at a, and false when none does.
+func (e *export) access(a netip.Addr) (ClientOptions, bool) {
+	rules := e.rules.Load()
+	if rules == nil {
+		return ClientOptions{}, false
+	}
+	for i := range *rules {
+		if (*rules)[i].matches(a) {
+			return (*rules)[i].Options, true
+		}
+	}
+	return ClientOptions{}, false
+}
+
+// setRules installs the export's client rules (nil: every client with
+// ShorthandOptions, anonymous ids from the server's configuration).
+func (e *export) setRules(rules []ClientRule, anonUID, anonGID uint32) {
+	if rules == nil {
+		o := ShorthandOptions()
+		o.AnonUID, o.AnonGID = anonUID, anonGID
+		rules = []ClientRule{{Spec: "*", Any: true, Options: o}}
+	}
+	rules = slices.Clone(rules)
+	e.rules.Store(&rules)
+}
+
+// refuseAll makes e refuse every client (an export dropped by a reload).
+func (e *export) refuseAll() {
+	var none []ClientRule
+	e.rules.Store(&none)
+}
+
+// squash maps a caller's credentials as the options say (knfsd's
+// nfsd_setuser): AUTH_NONE and, with all_squash, everyone become the
+// anonymous ids; with root_squash uid 0 and gid 0 do, in the
+// supplementary groups too.
+func (o *ClientOptions) squash(cr Cred) Cred {
+	if cr.Flavor == nfs4.AuthNone || o.Squash == AllSquash {
+		return Cred{UID: o.AnonUID, GID: o.AnonGID, Flavor: cr.Flavor}
+	}
+	if o.Squash == NoRootSquash {
+		return cr
+	}
+	if cr.UID == 0 {
+		cr.UID = o.AnonUID
+	}
+	if cr.GID == 0 {
+		cr.GID = o.AnonGID
+	}
+	for i := range cr.GIDs[:cr.NGIDs] {
+		if cr.GIDs[i] == 0 {
+			cr.GIDs[i] = o.AnonGID
+		}
+	}
+	return cr
+}
+
+// refusedOptions stand in for an export that no longer admits the caller
+// (a reload in the middle of a COMPOUND): nothing may be changed, and as
+// nobody.
+var refusedOptions = ClientOptions{ReadOnly: true, Squash: AllSquash, AnonUID: defaultAnonID, AnonGID: defaultAnonID}
+
+// admit checks that the caller may use export e: NFS4ERR_ACCESS for an
+// address none of its client specs names, NFS4ERR_PERM for a source port
+// of 1024 or more where the spec is secure (knfsd's fh_verify answers
+// nfserr_perm from nfsd_originating_port_ok).
+func (c *compound) admit(e *export) uint32 {
+	o, ok := e.access(c.conn.addr)
+	if !ok {
+		return nfs4.ErrAccess
+	}
+	if !o.Insecure && !c.conn.reservedPort() {
+		return nfs4.ErrPerm
+	}
+	return nfs4.OK
+}
+
+// enterExport makes the caller's credentials and options those of n's
+// export, when the current filehandle moves to another export. Every
+// permission check and every file operation uses c.cred, so squashing
+// here covers them all (writes, COPY and CLONE included).
+func (c *compound) enterExport(n *node) {
+	if n == nil || n.exp == nil || n.exp == c.accExp {
+		return
+	}
+	c.accExp = n.exp
+	o, ok := n.exp.access(c.conn.addr)
+	if !ok {
+		o = refusedOptions
+	}
+	c.opts = o
+	c.cred = o.squash(c.caller)
+}
+
+// readOnlyFH reports whether the current filehandle lies in an export the
+// caller may not change.
+func (c *compound) readOnlyFH() bool {
+	return c.cfh != nil && c.cfh.exp != nil && c.opts.ReadOnly
+}
+
+// refuseReadOnly answers NFS4ERR_ROFS for an operation that changes
+// something when the current filehandle's export is read-only for the
+// caller. RENAME and LINK change the current (target) directory, COPY and
+// CLONE the current (destination) file. OPEN is checked by itself: only
+// creating or opening for write changes anything.
+func (c *compound) refuseReadOnly(op uint32) uint32 {
+	if modifiesFS(op) && c.readOnlyFH() {
+		return nfs4.ErrRofs
+	}
+	return nfs4.OK
+}
+
+// modifiesFS lists the operations that change the filesystem (knfsd
+// checks them with NFSD_MAY_WRITE, so a read-only export answers
+// nfserr_rofs). OPEN is left out (see refuseReadOnly), and so is SETATTR,
+// whose result carries a bitmap even on error: it checks by itself.
+func modifiesFS(op uint32) bool {
+	switch op {
+	case nfs4.OpWrite, nfs4.OpCreate, nfs4.OpRemove, nfs4.OpRename, nfs4.OpLink,
+		nfs4.OpAllocate, nfs4.OpDeallocate, nfs4.OpCopy, nfs4.OpClone, nfs4.OpWriteSame,
+		nfs4.OpSetxattr, nfs4.OpRemovexattr:
+		return true
+	}
+	return false
+}
+
+// parseRemote parses a connection's peer address ("ip:port"); an address
+// it cannot parse matches only "*" and counts as an insecure port.
+func parseRemote(remote string) (netip.Addr, uint16) {
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		return netip.Addr{}, 0
+	}
+	return ap.Addr().Unmap(), ap.Port()
+}
+
+// reservedPort reports whether the peer's source port is below 1024 (a
+// privileged port, as exports(5) secure asks).
+func (c *Conn) reservedPort() bool { return c.addr.IsValid() && c.port < 1024 }
+
+// admitFH is admit for PUTFH's node: an export's file needs the export's
+// client specs; a pseudo directory below the root must lead to an export
+// the caller may see.
+func (c *compound) admitFH(n *node) uint32 {
+	if n.exp != nil {
+		return c.admit(n.exp)
+	}
+	if d := c.s.pseudoDirOf(n); d != nil && d.up != nil && !d.visible(c.conn.addr) {
+		return nfs4.ErrAccess
+	}
+	return nfs4.OK
+}
