@@ -8,7 +8,7 @@ import (
 	"path"
 	"syscall"
 
-	"github.com/nfsd-uring/nfsd-uring/bench/client"
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nfsd-uring/nfsd-uring/bench/client"
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nfsd-uring/nfsd-uring/bench/client"
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/nfsd-uring/nfsd-uring/bench/client"
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/ring"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
