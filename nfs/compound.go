@@ -40,6 +40,7 @@ type compound struct {
 	// entries up in it.
 	dirNoSearch bool
 	maxCached   int // ca_maxresponsesize_cached, once SEQUENCE ran
+	clock       opClock
 }
 
 type opFunc func(c *compound) uint32
@@ -96,6 +97,7 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 	c := &rep.cmp
 	*c = compound{s: s, cred: s.ids.cred(cred), minor: minor, d: d, e: e, rep: rep, nops: n,
 		conn: conn, recLen: recLen, maxResp: s.MaxRecord()}
+	c.startClock(conn)
 	statusPos := e.Reserve()
 	e.Opaque(tag)
 	countPos := e.Reserve()
@@ -163,6 +165,7 @@ func (c *compound) gate(op uint32, i int) uint32 {
 
 // fail encodes a result of status st for op, with no body.
 func (c *compound) fail(op, st uint32) uint32 {
+	c.countRefused(op, st)
 	c.e.Uint32(op)
 	c.e.Uint32(st)
 	return st
@@ -175,7 +178,7 @@ func (c *compound) exec(op uint32) uint32 {
 	c.e.Uint32(op)
 	statusPos := c.e.Reserve()
 	bodyPos := c.e.Pos()
-	segs := len(c.rep.segs)
+	segs, reads := len(c.rep.segs), len(c.rep.Reads)
 	f := ops[op]
 	var st uint32
 	if f == nil {
@@ -194,6 +197,7 @@ func (c *compound) exec(op uint32) uint32 {
 		c.e.Truncate(bodyPos)
 	}
 	c.e.Patch(statusPos, st)
+	c.countOp(op, st, reads)
 	return st
 }
 
