@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
@@ -80,7 +81,7 @@ func run() error {
 	flag.Var(&exports, "export", "directory to export, as [NAME=]DIR[,crossmnt][,fsid=ID] (repeatable; several exports appear under a pseudo-root by NAME; crossmnt also serves filesystems mounted inside DIR)")
 	stateDir := flag.String("state-dir", defaultStateDir(), "directory for state that survives restarts (the file handle key)")
 	listen := flag.String("listen", "", "address to listen on (default :2049, or 127.0.0.1:2049 / 127.0.0.1:12049 for the sample export)")
-	cores := flag.Int("cores", 1, "event loops (one pinned OS thread each) for the io_uring engine")
+	cores := flag.Int("cores", 1, "event loops (one pinned OS thread each) for the io_uring engine; 0: one per CPU")
 	engineName := flag.String("engine", "auto", "I/O engine: auto, uring or portable")
 	maxIO := flag.Int("max-io", 1<<20, "largest READ/WRITE payload in bytes")
 	slots := flag.Int("slots", 128, "session slots offered to each client")
@@ -101,13 +102,27 @@ func run() error {
 	maxQueued := flag.Int("max-queued-bytes", 8<<20, "per connection: reply bytes waiting to be sent, and request bytes waiting to be handled, before the server stops reading from it")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
+	metricsAddr := flag.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9249)")
+	debugOn := flag.Bool("debug", false, "with --metrics: also serve net/http/pprof at /debug/pprof/ on that listener")
+	showVersion := flag.Bool("version", false, "print the version and VCS revision, and exit")
+	flag.Usage = usage
 	flag.Parse()
+	if *showVersion {
+		printVersion()
+		return nil
+	}
+	if err := validate(settings{cores: *cores, maxIO: *maxIO, slots: *slots, maxClients: *maxClients, maxSessions: *maxSessions,
+		maxOpens: *maxOpens, maxLks: *maxLocks, maxCached: *maxCached, maxConns: *maxConns, maxPartial: *maxPartial,
+		maxQueue: *maxQueued, cacheMem: *cacheMem, prof: *prof, metricsAddr: *metricsAddr, debug: *debugOn}); err != nil {
+		return err
+	}
+	stats := metrics.New()
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := newLogger(level)
 	slog.SetDefault(log)
 	if p := profileMode(*prof); p != nil {
 		defer profile.Start(p, profile.ProfilePath("."), profile.Quiet, profile.NoShutdownHook).Stop()
@@ -134,14 +149,15 @@ func run() error {
 	}
 	fio := engine.NewFileIO(mode)
 	fio.NoSplit = !*splitWrites
+	fio.Metrics = stats
 	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir,
 		MaxClients: *maxClients, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
-		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem})
+		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem, Metrics: stats})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC,
+	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: loopCount(*cores), Metrics: stats, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC,
 		IdleTimeout: *idleTimeout, RecordTimeout: *recordTimeout, MaxConns: *maxConns, MaxPartialBytes: *maxPartial, MaxQueuedBytes: *maxQueued})
 	if err != nil {
 		return err
@@ -152,6 +168,14 @@ func run() error {
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "engine", eng.Name(), "exports", exports.String())
 	printMount(ln.Addr().(*net.TCPAddr))
+	if *metricsAddr != "" {
+		if err := serveMetrics(log, *metricsAddr, stats, *debugOn); err != nil {
+			return err
+		}
+	}
+	if err := notifyReady(); err != nil {
+		log.Warn("cannot tell systemd the server is ready", "err", err)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
