@@ -61,10 +61,11 @@ const (
 	NumCounters
 )
 
-// opStats is one operation's counts on one shard.
+// opStats is one operation's counts on one shard. Every result lands in a
+// bucket (refused operations in the first: they took no time), so the
+// buckets also count the operations: two atomic adds per operation.
 type opStats struct {
-	ok      atomic.Uint64 // results NFS4_OK; failures are in Shard.errs
-	sum     atomic.Uint64 // nanoseconds of the timed ones
+	sum     atomic.Uint64 // nanoseconds
 	buckets [NumBuckets]atomic.Uint64
 }
 
@@ -83,18 +84,17 @@ type Shard struct {
 type opStatus struct{ op, status uint32 }
 
 // Op counts one result of operation op with status st that took ns
-// nanoseconds (ns < 0: not timed, e.g. refused before it ran).
+// nanoseconds (0 for one refused before it ran).
 func (sh *Shard) Op(op, st uint32, ns int64) {
 	if op >= NumOps {
 		op = IllegalOp
 	}
 	o := &sh.ops[op]
-	if ns >= 0 {
-		o.buckets[bucketOf(ns)].Add(1)
+	o.buckets[bucketOf(ns)].Add(1)
+	if ns > 0 {
 		o.sum.Add(uint64(ns))
 	}
 	if st == 0 {
-		o.ok.Add(1)
 		return
 	}
 	sh.mu.Lock()
@@ -206,8 +206,8 @@ func (s *Set) Reject(cause string) {
 
 // OpCount is one operation's totals in a Snapshot.
 type OpCount struct {
-	OK      uint64
-	Errors  map[uint32]uint64 // by status
+	OK      uint64            // results NFS4_OK
+	Errors  map[uint32]uint64 // other results, by status
 	Sum     float64           // seconds
 	Buckets [NumBuckets]uint64
 }
@@ -238,7 +238,6 @@ func (s *Set) Snapshot() *Snapshot {
 		sh := &s.shards[i]
 		for op := range sh.ops {
 			o, d := &sh.ops[op], &snap.Ops[op]
-			d.OK += o.ok.Load()
 			d.Sum += float64(o.sum.Load()) / 1e9
 			for b := range o.buckets {
 				d.Buckets[b] += o.buckets[b].Load()
@@ -271,6 +270,15 @@ func (s *Set) Snapshot() *Snapshot {
 	}
 	for _, g := range gauges {
 		snap.Gauges = append(snap.Gauges, GaugeValue{g.Name, g.Help, g.Value()})
+	}
+	for op := range snap.Ops {
+		d := &snap.Ops[op]
+		for _, n := range d.Buckets {
+			d.OK += n
+		}
+		for _, n := range d.Errors {
+			d.OK -= min(n, d.OK) // a scrape may see an error before its bucket
+		}
 	}
 	sort.Slice(snap.Gauges, func(i, j int) bool { return snap.Gauges[i].Name < snap.Gauges[j].Name })
 	return snap

@@ -179,6 +179,7 @@ func (c *compound) exec(op uint32) uint32 {
 	statusPos := c.e.Reserve()
 	bodyPos := c.e.Pos()
 	segs, reads := len(c.rep.segs), len(c.rep.Reads)
+	c.beginOp()
 	f := ops[op]
 	var st uint32
 	if f == nil {

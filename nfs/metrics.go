@@ -11,7 +11,7 @@ import (
 // timed to Complete, so its latency includes the file I/O.
 type opClock struct {
 	stats   *metrics.Shard
-	t       int64  // metrics.Now() when the current operation began
+	t       int64  // metrics.Now() when the current operation began (0: not read yet)
 	ioOp    uint32 // operation waiting for its reads, or 0
 	ioStart int64
 }
@@ -29,23 +29,34 @@ func (c *compound) startClock(conn *Conn) {
 // reads is how many reads the reply had planned before op ran.
 func (c *compound) countOp(op, st uint32, reads int) {
 	k := &c.clock
-	now := metrics.Now()
 	if st == nfs4.OK && len(c.rep.Reads) > reads && (op == nfs4.OpRead || op == nfs4.OpReadPlus) {
-		// The last such operation of the compound is timed to Complete.
+		// The last such operation of the compound is timed to Complete;
+		// an earlier one ends now. The clock is read again only if
+		// another operation follows (beginOp): a READ usually ends the
+		// compound, and a clock read costs as much as a quick operation.
 		if k.ioOp != 0 {
-			k.stats.Op(k.ioOp, nfs4.OK, now-k.ioStart)
+			k.stats.Op(k.ioOp, nfs4.OK, metrics.Now()-k.ioStart)
 		}
-		k.ioOp, k.ioStart = op, k.t
-	} else {
-		k.stats.Op(op, st, now-k.t)
+		k.ioOp, k.ioStart, k.t = op, k.t, 0
+		return
 	}
+	now := metrics.Now()
+	k.stats.Op(op, st, now-k.t)
 	k.t = now
+}
+
+// beginOp reads the clock for an operation that follows a READ timed to
+// Complete (see countOp).
+func (c *compound) beginOp() {
+	if c.clock.t == 0 {
+		c.clock.t = metrics.Now()
+	}
 }
 
 // countRefused counts an operation refused before it ran (not timed).
 func (c *compound) countRefused(op, st uint32) {
 	if c.clock.stats != nil {
-		c.clock.stats.Op(op, st, -1)
+		c.clock.stats.Op(op, st, 0)
 	}
 }
 

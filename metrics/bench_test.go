@@ -1,0 +1,53 @@
+package metrics
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+// countRequest does what the server counts for one 4 KiB READ compound:
+// SEQUENCE and PUTFH timed, READ timed from its start to Complete, the
+// bytes read. Four clock reads, five atomic adds.
+func countRequest(sh *Shard) {
+	t := Now()
+	for _, op := range [...]uint32{53, 22} {
+		n := Now()
+		sh.Op(op, 0, n-t)
+		t = n
+	}
+	sh.Add(BytesRead, 4096)
+	sh.Op(25, 0, Now()-t)
+}
+
+// BenchmarkCountRequest is the counting cost of one request, to set
+// against the request's own cost (BenchmarkHandleRead4K in nfs).
+func BenchmarkCountRequest(b *testing.B) {
+	sh := New().Shard(1)
+	for b.Loop() {
+		countRequest(sh)
+	}
+}
+
+// BenchmarkCountRequestParallel: connections on different shards, as on a
+// server with one connection per loop.
+func BenchmarkCountRequestParallel(b *testing.B) {
+	set := New()
+	var next atomic.Uint64
+	b.RunParallel(func(pb *testing.PB) {
+		sh := set.Shard(next.Add(1))
+		for pb.Next() {
+			countRequest(sh)
+		}
+	})
+}
+
+// BenchmarkCountRequestShared is the worst case: every goroutine on one
+// shard (all requests of one connection handled on several threads).
+func BenchmarkCountRequestShared(b *testing.B) {
+	sh := New().Shard(1)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			countRequest(sh)
+		}
+	})
+}
