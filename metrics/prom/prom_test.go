@@ -207,3 +207,33 @@ func TestNoPprofWithoutDebug(t *testing.T) {
 		t.Errorf("pprof without --debug: status %d", resp.StatusCode)
 	}
 }
+
+// Every nfsd_uring metric the Grafana dashboard queries is one the
+// collector exports, so the two cannot drift apart.
+func TestDashboardNamesExported(t *testing.T) {
+	dash, err := os.ReadFile("../../contrib/grafana/nfsd-uring.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := metrics.New()
+	set.Shard(0).Op(nfs4.OpRead, nfs4.OK, 1000)
+	set.NewLoop()
+	set.Reject("max-conns")
+	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, Metrics: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	eng := engine.NewPortable(srv, engine.Options{Metrics: set})
+	defer eng.Close()
+	text := scrape(t, Handler(NewCollector(set, "", ""), false))
+	names := regexp.MustCompile(`\b(nfsd_uring|process|go)_[a-z_]+`).FindAllString(string(dash), -1)
+	if len(names) < 10 {
+		t.Fatalf("dashboard names: %v", names)
+	}
+	for _, n := range names {
+		if !regexp.MustCompile(`(?m)^` + n + `[{ ]`).MatchString(text) {
+			t.Errorf("dashboard queries %s, which the server does not export", n)
+		}
+	}
+}
