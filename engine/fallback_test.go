@@ -35,6 +35,7 @@ func TestAutoFallsBackWhenSetupRefused(t *testing.T) {
 	if len(lines) != 1 || !strings.Contains(lines[0], "using the portable engine") || !strings.Contains(lines[0], "EPERM") && !strings.Contains(lines[0], "not permitted") {
 		t.Fatalf("fallback log: %q", logs.String())
 	}
+	t.Log(lines[0])
 	c := f.dial(t, client.Options{})
 	if _, err := c.RootFH(ctxT(t)); err != nil {
 		t.Fatalf("served by the fallback: %v", err)
