@@ -229,7 +229,11 @@ type series struct {
 	xy   plotter.XYs
 }
 
-func panel(title, unit string, lines []series) *plot.Plot {
+func panel(title, unit string, lines []series) *plot.Plot { return panelOf(title, unit, lines, false) }
+
+// panelOf draws lines, or with points a scatter: a latency quantile exists
+// only where the operation ran, and lines would cross the gaps.
+func panelOf(title, unit string, lines []series, points bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "seconds"
@@ -240,6 +244,18 @@ func panel(title, unit string, lines []series) *plot.Plot {
 	p.Add(plotter.NewGrid())
 	for i, l := range lines {
 		if len(l.xy) == 0 {
+			continue
+		}
+		if points {
+			sc, err := plotter.NewScatter(l.xy)
+			if err != nil {
+				continue
+			}
+			sc.Color = plotutil.Color(i)
+			sc.Shape = plotutil.Shape(i / 2)
+			sc.Radius = vg.Points(2)
+			p.Add(sc)
+			p.Legend.Add(l.name, sc)
 			continue
 		}
 		ln, err := plotter.NewLine(l.xy)
@@ -301,7 +317,7 @@ func draw9(ss []scrape, out string) error {
 	plots := [][]*plot.Plot{
 		{
 			panel("Operations/s (top 6)", "ops/s", opsLines),
-			logY(panel("Operation latency (log)", "µs", latLines)),
+			logY(panelOf("Operation latency (log)", "µs", latLines, true)),
 			panel("Errors/s by status", "results/s", errLines),
 		},
 		{
