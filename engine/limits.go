@@ -79,7 +79,7 @@ func (t *timeouts) verdict(now time.Time, o *Options, busy, partial, paused bool
 		t.lastActive = now
 	}
 	if o.IdleTimeout > 0 && !busy && now.Sub(t.lastActive) >= o.IdleTimeout {
-		o.Metrics.Reject("idle-timeout")
+		o.Metrics.Reject(metrics.IdleTimeout)
 		return "idle"
 	}
 	switch {
@@ -90,7 +90,7 @@ func (t *timeouts) verdict(now time.Time, o *Options, busy, partial, paused bool
 			t.partialFrom = now
 		}
 	case o.RecordTimeout > 0 && now.Sub(t.partialFrom) >= o.RecordTimeout:
-		o.Metrics.Reject("record-timeout")
+		o.Metrics.Reject(metrics.RecordTimeout)
 		return "record not completed in time"
 	}
 	return ""
@@ -116,7 +116,7 @@ func (g *connGate) enter(log *slog.Logger, remote string) bool {
 		return true
 	}
 	g.open.Add(-1)
-	g.stats.Reject("max-conns")
+	g.stats.Reject(metrics.MaxConns)
 	n := g.refused.Add(1)
 	now := time.Now().UnixNano()
 	last := g.lastLog.Load()
@@ -187,7 +187,7 @@ func (h *partialHold) grow(n int) bool {
 	b.head.prev = h
 	for b.used+int64(n) > b.max {
 		old := b.head.next
-		b.stats.Reject("partial-budget")
+		b.stats.Reject(metrics.PartialBudget)
 		if old == h {
 			return false
 		}

@@ -17,7 +17,7 @@ func (g *connGate) gauge() metrics.Gauge {
 // partial-record budget counts its own refusals (partialHold.grow).
 func countFeedError(set *metrics.Set, err error) {
 	if errors.Is(err, xdr.ErrRecordTooBig) {
-		set.Reject("record-too-big")
+		set.Reject(metrics.RecordTooBig)
 	}
 }
 

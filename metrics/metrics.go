@@ -145,11 +145,28 @@ type Set struct {
 	shards []Shard
 	mask   uint64
 
-	mu       sync.Mutex
-	loops    []*Loop
-	gauges   []Gauge
-	rejected map[string]*atomic.Uint64
+	rejected [NumCauses]atomic.Uint64
+
+	mu     sync.Mutex
+	loops  []*Loop
+	gauges []Gauge
 }
+
+// Cause is why a connection or record was refused by a limit.
+type Cause int
+
+// Causes of refusals.
+const (
+	MaxConns      Cause = iota // connection over --max-conns
+	RecordTooBig               // record mark over the largest record
+	PartialBudget              // partial records over --max-partial-bytes
+	IdleTimeout                // connection idle too long
+	RecordTimeout              // record not completed in time
+	NumCauses
+)
+
+// CauseNames label the causes.
+var CauseNames = [NumCauses]string{"max-conns", "record-too-big", "partial-budget", "idle-timeout", "record-timeout"}
 
 // NumShards is how many shards a Set has: enough that the connections of a
 // busy server rarely share one. 64 shards of ~14 KiB: under 1 MiB.
@@ -157,7 +174,7 @@ const NumShards = 64
 
 // New returns an empty Set.
 func New() *Set {
-	return &Set{shards: make([]Shard, NumShards), mask: NumShards - 1, rejected: map[string]*atomic.Uint64{}}
+	return &Set{shards: make([]Shard, NumShards), mask: NumShards - 1}
 }
 
 // Shard returns the shard for key (a connection id).
@@ -187,21 +204,12 @@ func (s *Set) AddGauge(g Gauge) {
 	s.gauges = append(s.gauges, g)
 }
 
-// Reject counts a connection or record refused by a limit, by cause (a
-// short fixed string, e.g. "max-conns"); a nil Set counts nothing. Rejections are rare by nature:
-// one map lookup under a lock is fine.
-func (s *Set) Reject(cause string) {
-	if s == nil {
-		return
+// Reject counts a connection or record refused by a limit; a nil Set
+// counts nothing. One atomic add, no lock: refusals come in floods.
+func (s *Set) Reject(c Cause) {
+	if s != nil {
+		s.rejected[c].Add(1)
 	}
-	s.mu.Lock()
-	c := s.rejected[cause]
-	if c == nil {
-		c = new(atomic.Uint64)
-		s.rejected[cause] = c
-	}
-	s.mu.Unlock()
-	c.Add(1)
 }
 
 // OpCount is one operation's totals in a Snapshot.
@@ -218,7 +226,7 @@ type Snapshot struct {
 	Counters [NumCounters]uint64
 	Loops    []LoopCount
 	Gauges   []GaugeValue
-	Rejected map[string]uint64
+	Rejected [NumCauses]uint64
 }
 
 // LoopCount is one loop's ring counters in a Snapshot.
@@ -233,7 +241,7 @@ type GaugeValue struct {
 // Snapshot sums the shards. Counters keep moving while it reads, so the
 // result is a little blurred in time, never torn within one counter.
 func (s *Set) Snapshot() *Snapshot {
-	snap := &Snapshot{Rejected: map[string]uint64{}}
+	snap := &Snapshot{}
 	for i := range s.shards {
 		sh := &s.shards[i]
 		for op := range sh.ops {
@@ -259,10 +267,10 @@ func (s *Set) Snapshot() *Snapshot {
 	s.mu.Lock()
 	loops := append([]*Loop(nil), s.loops...)
 	gauges := append([]Gauge(nil), s.gauges...)
-	for k, c := range s.rejected {
-		snap.Rejected[k] = c.Load()
-	}
 	s.mu.Unlock()
+	for c := range s.rejected {
+		snap.Rejected[c] = s.rejected[c].Load()
+	}
 	for _, l := range loops {
 		snap.Loops = append(snap.Loops, LoopCount{l.Submissions.Load(), l.Completions.Load(), l.CQOverflows.Load()})
 		snap.Counters[ReadsDirect] += l.ReadsDirect.Load()

@@ -105,7 +105,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.ringOverflow, l.CQOverflows, loop)
 	}
 	for cause, n := range s.Rejected {
-		counter(c.rejected, n, cause)
+		counter(c.rejected, n, metrics.CauseNames[cause])
 	}
 	for _, g := range s.Gauges {
 		d := prometheus.NewDesc(ns+"_"+g.Name, g.Help, nil, nil)

@@ -61,7 +61,7 @@ func TestCollectorUnit(t *testing.T) {
 	sh.Op(nfs4.OpRead, nfs4.ErrStale, 100)
 	sh.Op(nfs4.OpIllegal, nfs4.ErrOpIllegal, -1)
 	set.Shard(8).Op(nfs4.OpRead, nfs4.OK, 900)
-	set.Reject("max-conns")
+	set.Reject(metrics.MaxConns)
 	set.AddGauge(metrics.Gauge{Name: "clients", Help: "h", Value: func() float64 { return 3 }})
 	text := scrape(t, Handler(NewCollector(set, "v1.2.3", "abc"), false))
 	for series, want := range map[string]float64{
@@ -185,6 +185,21 @@ func testServerMetrics(t *testing.T, engName string) {
 	if reads4 < reads+1 {
 		t.Errorf("file reads %v, want at least %v", reads4, reads+1)
 	}
+	// A record mark announcing 2 GiB: refused, the connection closed.
+	raw, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Write([]byte{0xff, 0xff, 0xff, 0xff})
+	if _, err := raw.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a 2 GiB record mark was answered")
+	}
+	raw.Close()
+
+	text = scrape(t, Handler(NewCollector(set, "test", ""), false))
+	if v := value(t, text, `nfsd_uring_rejected_total{cause="record-too-big"}`); v != 1 {
+		t.Errorf("record-too-big refusals: %v, want 1", v)
+	}
 	// --debug serves pprof on the same listener.
 	ts := httptest.NewServer(Handler(NewCollector(set, "test", ""), true))
 	defer ts.Close()
@@ -218,7 +233,7 @@ func TestDashboardNamesExported(t *testing.T) {
 	set := metrics.New()
 	set.Shard(0).Op(nfs4.OpRead, nfs4.OK, 1000)
 	set.NewLoop()
-	set.Reject("max-conns")
+	set.Reject(metrics.MaxConns)
 	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, Metrics: set})
 	if err != nil {
 		t.Fatal(err)
