@@ -61,10 +61,11 @@ const (
 	NumCounters
 )
 
-// opStats is one operation's counts on one shard. Every result lands in a
-// bucket (refused operations in the first: they took no time), so the
-// buckets also count the operations: two atomic adds per operation.
+// opStats is one operation's counts on one shard. A timed result lands in
+// a bucket, so the buckets also count the operations: two atomic adds per
+// timed operation, one per untimed one.
 type opStats struct {
+	untimed atomic.Uint64 // results not timed (Shard.Count)
 	sum     atomic.Uint64 // nanoseconds
 	buckets [NumBuckets]atomic.Uint64
 }
@@ -84,7 +85,7 @@ type Shard struct {
 type opStatus struct{ op, status uint32 }
 
 // Op counts one result of operation op with status st that took ns
-// nanoseconds (0 for one refused before it ran).
+// nanoseconds.
 func (sh *Shard) Op(op, st uint32, ns int64) {
 	if op >= NumOps {
 		op = IllegalOp
@@ -94,9 +95,23 @@ func (sh *Shard) Op(op, st uint32, ns int64) {
 	if ns > 0 {
 		o.sum.Add(uint64(ns))
 	}
-	if st == 0 {
-		return
+	if st != 0 {
+		sh.countError(op, st)
 	}
+}
+
+// Count counts one result of operation op with status st, not timed.
+func (sh *Shard) Count(op, st uint32) {
+	if op >= NumOps {
+		op = IllegalOp
+	}
+	sh.ops[op].untimed.Add(1)
+	if st != 0 {
+		sh.countError(op, st)
+	}
+}
+
+func (sh *Shard) countError(op, st uint32) {
 	sh.mu.Lock()
 	if sh.errs == nil {
 		sh.errs = make(map[opStatus]uint64)
@@ -216,6 +231,7 @@ func (s *Set) Reject(c Cause) {
 type OpCount struct {
 	OK      uint64            // results NFS4_OK
 	Errors  map[uint32]uint64 // other results, by status
+	Timed   uint64            // results in Buckets
 	Sum     float64           // seconds
 	Buckets [NumBuckets]uint64
 }
@@ -247,6 +263,7 @@ func (s *Set) Snapshot() *Snapshot {
 		for op := range sh.ops {
 			o, d := &sh.ops[op], &snap.Ops[op]
 			d.Sum += float64(o.sum.Load()) / 1e9
+			d.OK += o.untimed.Load()
 			for b := range o.buckets {
 				d.Buckets[b] += o.buckets[b].Load()
 			}
@@ -282,8 +299,9 @@ func (s *Set) Snapshot() *Snapshot {
 	for op := range snap.Ops {
 		d := &snap.Ops[op]
 		for _, n := range d.Buckets {
-			d.OK += n
+			d.Timed += n
 		}
+		d.OK += d.Timed
 		for _, n := range d.Errors {
 			d.OK -= min(n, d.OK) // a scrape may see an error before its bucket
 		}

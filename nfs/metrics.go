@@ -29,6 +29,12 @@ func (c *compound) startClock(conn *Conn) {
 // reads is how many reads the reply had planned before op ran.
 func (c *compound) countOp(op, st uint32, reads int) {
 	k := &c.clock
+	if quickOp(op) {
+		// Counted, not timed: a clock read costs as much as the
+		// operation. Its time goes to the operation after it.
+		k.stats.Count(op, st)
+		return
+	}
 	if st == nfs4.OK && len(c.rep.Reads) > reads && (op == nfs4.OpRead || op == nfs4.OpReadPlus) {
 		// The last such operation of the compound is timed to Complete;
 		// an earlier one ends now. The clock is read again only if
@@ -56,8 +62,19 @@ func (c *compound) beginOp() {
 // countRefused counts an operation refused before it ran (not timed).
 func (c *compound) countRefused(op, st uint32) {
 	if c.clock.stats != nil {
-		c.clock.stats.Op(op, st, 0)
+		c.clock.stats.Count(op, st)
 	}
+}
+
+// quickOp reports the operations that only set up the compound's state:
+// they take about as long as reading the clock, so they are counted but
+// their time is left to the operation that follows.
+func quickOp(op uint32) bool {
+	switch op {
+	case nfs4.OpSequence, nfs4.OpPutfh, nfs4.OpPutrootfh, nfs4.OpPutpubfh, nfs4.OpSavefh, nfs4.OpRestorefh, nfs4.OpGetfh:
+		return true
+	}
+	return false
 }
 
 // countSegments counts a READ_PLUS reply's segments and the bytes its

@@ -35,7 +35,7 @@ func NewCollector(set *metrics.Set, version, revision string) *Collector {
 	}
 	return &Collector{set: set, version: version, revision: revision,
 		ops:          d("operations_total", "NFSv4 operations by name and result status", "op", "status"),
-		opSeconds:    d("operation_seconds", "time to serve an NFSv4 operation; READ and READ_PLUS until their file data is read", "op"),
+		opSeconds:    d("operation_seconds", "time to serve an NFSv4 operation, with the SEQUENCE, PUTFH and the like before it; READ and READ_PLUS until their file data is read", "op"),
 		bytes:        d("file_bytes_total", "file data read (sent in READ and READ_PLUS replies) and written", "dir"),
 		segs:         d("read_plus_segments_total", "READ_PLUS segments sent, by type", "type"),
 		holeBytes:    d("read_plus_hole_bytes_total", "bytes not sent because READ_PLUS described them as a hole"),
@@ -70,22 +70,23 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		if name == "" {
 			continue
 		}
-		var timed uint64
-		buckets := make(map[float64]uint64, metrics.NumBuckets-1)
-		for b := range metrics.NumBuckets {
-			timed += o.Buckets[b]
-			if b < metrics.NumBuckets-1 {
-				buckets[metrics.BucketBound(b)] = timed
-			}
-		}
-		if o.OK == 0 && len(o.Errors) == 0 && timed == 0 {
+		if o.OK == 0 && len(o.Errors) == 0 {
 			continue // never seen: no series
 		}
 		counter(c.ops, o.OK, name, "NFS4_OK")
 		for st, n := range o.Errors {
 			counter(c.ops, n, name, statusName(st))
 		}
-		ch <- prometheus.MustNewConstHistogram(c.opSeconds, timed, o.Sum, buckets, name)
+		if o.Timed == 0 {
+			continue // SEQUENCE, PUTFH...: counted, not timed
+		}
+		var cum uint64
+		buckets := make(map[float64]uint64, metrics.NumBuckets-1)
+		for b := range metrics.NumBuckets - 1 {
+			cum += o.Buckets[b]
+			buckets[metrics.BucketBound(b)] = cum
+		}
+		ch <- prometheus.MustNewConstHistogram(c.opSeconds, o.Timed, o.Sum, buckets, name)
 	}
 	k := &s.Counters
 	counter(c.bytes, k[metrics.BytesRead], "read")
