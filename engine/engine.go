@@ -10,6 +10,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
@@ -67,6 +68,8 @@ type Options struct {
 	// SendZC makes the io_uring engine send large replies (64 KiB and up)
 	// with SENDMSG_ZC. Off by default: see BENCHMARKS.md.
 	SendZC bool
+	// Metrics receives the engine's counters (nil: a private set).
+	Metrics *metrics.Set
 }
 
 func (o *Options) defaults() {
@@ -78,6 +81,9 @@ func (o *Options) defaults() {
 	}
 	if o.Cores <= 0 {
 		o.Cores = 1
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.New()
 	}
 	o.limitDefaults()
 }

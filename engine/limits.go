@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 )
 
 // Defaults for the limits that keep a hostile or broken client from
@@ -77,6 +79,7 @@ func (t *timeouts) verdict(now time.Time, o *Options, busy, partial, paused bool
 		t.lastActive = now
 	}
 	if o.IdleTimeout > 0 && !busy && now.Sub(t.lastActive) >= o.IdleTimeout {
+		o.Metrics.Reject(metrics.IdleTimeout)
 		return "idle"
 	}
 	switch {
@@ -87,6 +90,7 @@ func (t *timeouts) verdict(now time.Time, o *Options, busy, partial, paused bool
 			t.partialFrom = now
 		}
 	case o.RecordTimeout > 0 && now.Sub(t.partialFrom) >= o.RecordTimeout:
+		o.Metrics.Reject(metrics.RecordTimeout)
 		return "record not completed in time"
 	}
 	return ""
@@ -96,6 +100,7 @@ func (t *timeouts) verdict(now time.Time, o *Options, busy, partial, paused bool
 // cap are closed at accept; the log says so at most once per logEvery,
 // with how many were refused, so a flood cannot flood the log too.
 type connGate struct {
+	stats   *metrics.Set
 	max     int64
 	open    atomic.Int64
 	refused atomic.Int64
@@ -111,6 +116,7 @@ func (g *connGate) enter(log *slog.Logger, remote string) bool {
 		return true
 	}
 	g.open.Add(-1)
+	g.stats.Reject(metrics.MaxConns)
 	n := g.refused.Add(1)
 	now := time.Now().UnixNano()
 	last := g.lastLog.Load()
@@ -132,7 +138,8 @@ func (g *connGate) leave() { g.open.Add(-1) }
 // slowly or stopped mid-record. A record that arrives whole in one read
 // is never charged: it is not held waiting for anything.
 type partialBudget struct {
-	max int64
+	max   int64
+	stats *metrics.Set
 
 	mu   sync.Mutex
 	used int64
@@ -150,8 +157,8 @@ type partialHold struct {
 	evicted    bool
 }
 
-func newPartialBudget(max int) *partialBudget {
-	b := &partialBudget{max: int64(max)}
+func newPartialBudget(max int, stats *metrics.Set) *partialBudget {
+	b := &partialBudget{max: int64(max), stats: stats}
 	b.head.prev, b.head.next = &b.head, &b.head
 	return b
 }
@@ -180,6 +187,7 @@ func (h *partialHold) grow(n int) bool {
 	b.head.prev = h
 	for b.used+int64(n) > b.max {
 		old := b.head.next
+		b.stats.Reject(metrics.PartialBudget)
 		if old == h {
 			return false
 		}

@@ -20,7 +20,7 @@ import (
 // only for what is held; the completed record is intact and the charge
 // returns.
 func TestAssemblerGrowsWithBytes(t *testing.T) {
-	b := newPartialBudget(64 << 20)
+	b := newPartialBudget(64<<20, nil)
 	a := assembler{max: 2 << 20, pool: &recPool, hold: b.hold(func() { t.Fatal("evicted") })}
 	body := random(rand.New(rand.NewPCG(7, 8)), 1<<20)
 	stream := append(binary.BigEndian.AppendUint32(nil, 1<<31|1<<20), body...)
@@ -96,7 +96,7 @@ func TestAssemblerBodyReads(t *testing.T) {
 // TestPartialBudget: past the budget the oldest holder is evicted; the
 // oldest holder itself is refused.
 func TestPartialBudget(t *testing.T) {
-	b := newPartialBudget(100)
+	b := newPartialBudget(100, nil)
 	var evicted []string
 	h1 := b.hold(func() { evicted = append(evicted, "h1") })
 	h2 := b.hold(func() { evicted = append(evicted, "h2") })

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
@@ -44,8 +45,9 @@ type Portable struct {
 func NewPortable(h nfs.Handler, opts Options) *Portable {
 	opts.defaults()
 	p := &Portable{h: h, opts: opts, lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
-		gate: connGate{max: int64(opts.MaxConns)}, budget: newPartialBudget(opts.MaxPartialBytes),
+		gate: connGate{max: int64(opts.MaxConns), stats: opts.Metrics}, budget: newPartialBudget(opts.MaxPartialBytes, opts.Metrics),
 		stopSweep: make(chan struct{}), sweepDone: make(chan struct{})}
+	opts.Metrics.AddGauge(p.gate.gauge())
 	go p.sweeper()
 	return p
 }
@@ -184,10 +186,13 @@ type conn struct {
 	paused  atomic.Bool   // the reader waits for flow control
 	partial atomic.Bool   // the reader holds a partial record
 	records atomic.Uint64 // records the reader completed
+
+	stats *metrics.Shard
 }
 
 func (p *Portable) newConn(nc net.Conn) *conn {
 	c := &conn{p: p, nc: nc, st: nfs.NewConn(nc.RemoteAddr().String())}
+	c.stats = p.opts.Metrics.Shard(c.st.ID)
 	c.fcond.L = &c.fmu
 	c.asm = assembler{max: p.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, hold: p.budget.hold(c.shutdown)}
 	c.st.SetSender(c.sendCall)
@@ -285,6 +290,7 @@ func (c *conn) readOnce(stage []byte, emit func(record)) error {
 		if n > 0 {
 			c.tmo.active.Store(true)
 			if ferr := c.asm.feed(stage[:n], emit); ferr != nil {
+				countFeedError(c.p.opts.Metrics, ferr)
 				return ferr
 			}
 		}
@@ -388,6 +394,7 @@ func (c *conn) readAll(rep *nfs.Reply, bufs []*[]byte) []*[]byte {
 		b := c.p.pool.get(rd.Len)
 		bufs = append(bufs, b)
 		n := preadFull(rd.FD, *b, rd.Off)
+		c.stats.Add(metrics.ReadsBuffered, 1)
 		rep.CompleteRead(i, (*b)[:n])
 	}
 	return bufs

@@ -82,8 +82,9 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 		return nil, err
 	}
 	e := &Uring{h: h, opts: opts, dio: dio, lns: map[net.Listener]struct{}{},
-		gate: connGate{max: int64(opts.MaxConns)}, budget: newPartialBudget(opts.MaxPartialBytes),
+		gate: connGate{max: int64(opts.MaxConns), stats: opts.Metrics}, budget: newPartialBudget(opts.MaxPartialBytes, opts.Metrics),
 		stopSweep: make(chan struct{})}
+	opts.Metrics.AddGauge(e.gate.gauge())
 	e.inline, _ = h.(inliner)
 	workers := max(minWorkers, 4*opts.Cores)
 	e.work = newWorkPool(workers)

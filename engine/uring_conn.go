@@ -83,6 +83,7 @@ func (c *uconn) onRecv(cqe ring.CQE) {
 		buf := c.l.rbuf.Buf(int(bid))
 		if !c.closing {
 			if err := c.asm.feed(buf[:cqe.Res], c.onRecord); err != nil {
+				countFeedError(c.l.e.opts.Metrics, err)
 				c.l.e.opts.Logger.Debug("uring: closing connection", "remote", c.st.Remote, "err", err)
 				c.close()
 			}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/ring"
 )
 
@@ -80,6 +81,7 @@ type loop struct {
 	cqes      []ring.CQE
 	// enterFailed: an unexpected io_uring_enter error was logged.
 	enterFailed bool
+	st          *metrics.Loop
 }
 
 // outCall is a record nfs sends on a connection: a callback on the back
@@ -96,7 +98,8 @@ type newConn struct {
 
 // startLoop starts loop i and waits until its ring is set up on its thread.
 func startLoop(e *Uring, i int) (*loop, error) {
-	l := &loop{e: e, id: i, efd: -1, done: make(chan struct{}), aligns: alignCache{}, cqes: make([]ring.CQE, cqeBatch)}
+	l := &loop{e: e, id: i, efd: -1, done: make(chan struct{}), aligns: alignCache{}, cqes: make([]ring.CQE, cqeBatch),
+		st: e.opts.Metrics.NewLoop()}
 	errc := make(chan error, 1)
 	go l.run(errc)
 	if err := <-errc; err != nil {
@@ -205,6 +208,7 @@ func (l *loop) serve() {
 			l.complete(l.cqes[i])
 		}
 		l.r.Advance(uint32(n))
+		l.st.Completions.Add(uint64(n))
 		if l.closeDue.Load() {
 			l.closePosted()
 		}
@@ -216,7 +220,8 @@ func (l *loop) serve() {
 // pause rather than taken down with the process: the other loops, and the
 // other connections, keep being served.
 func (l *loop) wait() {
-	_, err := l.r.SubmitAndWait(1)
+	n, err := l.r.SubmitAndWait(1)
+	l.submitted(n, err)
 	if err == nil || errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) ||
 		errors.Is(err, unix.EBUSY) || errors.Is(err, unix.ETIME) {
 		return
@@ -248,7 +253,7 @@ func (l *loop) sqe() *ring.SQE {
 		if s := l.r.GetSQE(); s != nil {
 			return s
 		}
-		l.r.Submit()
+		l.submitted(l.r.Submit())
 	}
 }
 

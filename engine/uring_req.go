@@ -105,6 +105,7 @@ func (r *ureq) startReads() {
 	r.got = r.got[:0]
 	for i, rd := range reads {
 		p := planRead(rd, l.e.dio, l.aligns.get(rd, l.e.dio))
+		l.countRead(p.Direct)
 		buf := l.pool.get(p.Len)
 		r.plans = append(r.plans, p)
 		r.bufs = append(r.bufs, buf)

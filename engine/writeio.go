@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/ring"
 )
@@ -125,6 +126,8 @@ type FileIO struct {
 	// NoSplit keeps misaligned large writes whole in direct mode (for
 	// measuring what the head/middle/tail split buys).
 	NoSplit bool
+	// Metrics, when set, counts writes by kind (direct, buffered, dontcache).
+	Metrics *metrics.Set
 
 	aligns      sync.Map    // device -> dioAlignment
 	noDontcache atomic.Bool // RWF_DONTCACHE refused once: stop trying
@@ -147,6 +150,7 @@ func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 		al = f.alignment(file.FD)
 	}
 	parts := planWrite(f.Mode, !f.NoSplit, off, len(data), al.off)
+	f.countWrite(file.FD, parts)
 	if r := f.rings.Load(); r != nil {
 		return f.writeRing(r, file, parts, data, off, al)
 	}

@@ -41,6 +41,7 @@ type compound struct {
 	dirNoSearch bool
 	maxCached   int        // ca_maxresponsesize_cached, once SEQUENCE ran
 	pdir        *pseudoDir // the pseudo directory READDIR lists
+	clock       opClock
 
 	// caller is the caller's credentials as the RPC gave them (invalid
 	// ids mapped); cred is what the server acts as, squashed by the
@@ -82,6 +83,7 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 	*c = compound{s: s, cred: s.ids.cred(cred), minor: minor, d: d, e: e, rep: rep, nops: n,
 		conn: conn, recLen: recLen, maxResp: s.MaxRecord()}
 	c.caller = c.cred
+	c.startClock(conn)
 	statusPos := e.Reserve()
 	e.Opaque(tag)
 	countPos := e.Reserve()
@@ -156,6 +158,7 @@ func (c *compound) gate(info *opInfo, i int) uint32 {
 
 // fail encodes a result of status st for op, with no body.
 func (c *compound) fail(op, st uint32) uint32 {
+	c.countRefused(op, st)
 	c.e.Uint32(op)
 	c.e.Uint32(st)
 	return st
@@ -168,7 +171,8 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	c.e.Uint32(op)
 	statusPos := c.e.Reserve()
 	bodyPos := c.e.Pos()
-	segs := len(c.rep.segs)
+	segs, reads := len(c.rep.segs), len(c.rep.Reads)
+	c.beginOp()
 	var st uint32
 	st = c.refuseReadOnly(op)
 	if st == nfs4.OK && info.flags&opModifies != 0 {
@@ -192,6 +196,7 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 		c.e.Truncate(bodyPos)
 	}
 	c.e.Patch(statusPos, st)
+	c.countOp(op, st, reads)
 	return st
 }
 

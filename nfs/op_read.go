@@ -158,6 +158,7 @@ func opReadPlus(c *compound) uint32 {
 	segs := c.planSegments(a.fd, &a.st, int64(a.off), int64(a.n))
 	e.Uint32(uint32(len(segs)))
 	c.encodeSegments(a.fd, segs, eofPos)
+	c.countSegments(segs)
 	return nfs4.OK
 }
 

@@ -239,6 +239,7 @@ func opWrite(c *compound) uint32 {
 		}
 		committed = stable
 	}
+	c.countWritten(n)
 	c.e.Uint32(uint32(n))
 	c.e.Uint32(committed)
 	c.e.Fixed(c.s.bootVer[:])

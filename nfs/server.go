@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
@@ -76,6 +77,8 @@ type Config struct {
 	// IO performs file writes; nil means PlainIO. Engines supply one that
 	// plans direct and buffered I/O.
 	IO FileIO
+	// Metrics receives the server's counters; nil: a private set.
+	Metrics *metrics.Set
 	// AnonUID and AnonGID are the ids the server acts as for callers it
 	// cannot act as: AUTH_NONE, and uid or gid 0xFFFFFFFF or one outside
 	// the server's user namespace (0 means 65534, nobody and nogroup).
@@ -136,6 +139,7 @@ type Server struct {
 
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
+	stats    *metrics.Set
 }
 
 // NewServer checks the exports and returns a server.
@@ -200,6 +204,10 @@ func NewServer(cfg Config) (*Server, error) {
 	s.files = newFileTable()
 	s.files.busy = s.state.holds
 	s.stop = make(chan struct{})
+	if s.stats = cfg.Metrics; s.stats == nil {
+		s.stats = metrics.New()
+	}
+	s.registerGauges(s.stats)
 	go s.reapLeases()
 	return s, nil
 }
@@ -273,6 +281,7 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 // Complete finishes a reply once its reads are done: the session slot
 // caches it for retransmits.
 func (s *Server) Complete(rep *Reply) {
+	s.countComplete(rep)
 	if rep.slot != nil {
 		s.state.finishSlot(rep)
 	}

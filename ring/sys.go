@@ -10,6 +10,9 @@ import (
 // can test them with errors.Is(err, unix.EINVAL) and the like.
 
 func sysSetup(entries uint32, p *Params) (int, error) {
+	if e := setupFault.Load(); e != 0 {
+		return -1, unix.Errno(e)
+	}
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(p)), 0)
 	if errno != 0 {
 		return -1, errno

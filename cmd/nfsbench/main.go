@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -73,8 +74,8 @@ func parseFlags(name string, args []string) *options {
 	fs.IntVar(&o.other.ServerPID, "compare-pid", 0, "--server-pid of --compare")
 	fs.IntVar(&o.cfg.Conns, "conns", 1, "connections, one session each")
 	fs.IntVar(&o.cfg.Depth, "depth", 16, "requests in flight per connection")
-	fs.StringVar(&o.size, "size", "1G", "bytes per file (K, M, G suffixes: powers of 2)")
-	rsize := fs.String("rsize", "1M", "READ/READ_PLUS/WRITE size")
+	fs.StringVar(&o.size, "size", "1G", "bytes per file: 4096, 64k, 64KiB, 1G, 1GiB... (k/K/KiB, m/M/MiB, g/G/GiB, t/T/TiB: powers of 2)")
+	rsize := fs.String("rsize", "1M", "READ/READ_PLUS/WRITE size, with the suffixes of --size")
 	fs.StringVar(&o.cfg.Dir, "dir", "nfsbench", "benchmark directory under the export")
 	fs.IntVar(&o.cfg.Files, "files", 1000, "mdtest: files per connection")
 	fs.IntVar(&o.cfg.Ops, "ops", 100000, "randread: number of reads")
@@ -95,8 +96,8 @@ func parseFlags(name string, args []string) *options {
 		fmt.Fprintln(os.Stderr, "nfsbench: --server is required")
 		os.Exit(2)
 	}
-	o.cfg.Size = mustSize("--size", o.size)
-	o.cfg.RSize = uint32(mustSize("--rsize", *rsize))
+	o.cfg.Size = mustSize("--size", o.size, math.MaxInt64)
+	o.cfg.RSize = uint32(mustSize("--rsize", *rsize, math.MaxUint32))
 	o.cfg.UID, o.cfg.GID = uint32(*uid), uint32(*gid)
 	o.cfg.Layouts = splitList(o.layouts)
 	o.cfg.Cache = splitList(o.cache)
@@ -118,26 +119,19 @@ func splitList(s string) []string {
 	return out
 }
 
-// mustSize parses 4096, 64K, 1M, 1G (powers of 2).
-func mustSize(flagName, s string) int64 {
-	mult := int64(1)
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		mult = 1 << 10
-	case "M":
-		mult = 1 << 20
-	case "G":
-		mult = 1 << 30
+// mustSize parses a size flag (bench.ParseSize: 4096, 64k, 64KiB, 1M,
+// 1GiB...) and exits on anything else or on a size that is not positive or
+// above max.
+func mustSize(flagName, s string, max int64) int64 {
+	n, err := bench.ParseSize(s)
+	if err == nil && (n <= 0 || n > max) {
+		err = fmt.Errorf("%s out of range (1 to %s)", s, bench.FormatSize(max))
 	}
-	if mult > 1 {
-		s = s[:len(s)-1]
-	}
-	var n int64
-	if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 {
-		fmt.Fprintf(os.Stderr, "nfsbench: bad %s %q\n", flagName, s)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "nfsbench: %s: %v\n", flagName, err)
 		os.Exit(2)
 	}
-	return n * mult
+	return n
 }
 
 func run(name string, o *options) error {

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
@@ -88,7 +89,7 @@ func run() error {
 	exportsFile := flag.String("exports", "", "exports(5) file (client specs and options per export; reloaded on SIGHUP); clients mount exports by path")
 	stateDir := flag.String("state-dir", defaultStateDir(), "directory for state that survives restarts (the file handle key)")
 	listen := flag.String("listen", "", "address to listen on (default :2049, or 127.0.0.1:2049 / 127.0.0.1:12049 for the sample export)")
-	cores := flag.Int("cores", 1, "event loops (one pinned OS thread each) for the io_uring engine")
+	cores := flag.Int("cores", 1, "event loops (one pinned OS thread each) for the io_uring engine; 0: one per CPU")
 	engineName := flag.String("engine", "auto", "I/O engine: auto, uring or portable")
 	maxIO := flag.Int("max-io", 1<<20, "largest READ/WRITE payload in bytes")
 	slots := flag.Int("slots", 128, "session slots offered to each client")
@@ -112,13 +113,27 @@ func run() error {
 	graceTime := flag.Uint("grace", 0, "grace period after a restart in seconds, in which clients of the previous run reclaim their opens and locks (0: the lease time); ends early once all of them have")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	prof := flag.String("profile", "", "write a profile on exit: cpu, mem, block, mutex or trace")
+	metricsAddr := flag.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9249)")
+	debugOn := flag.Bool("debug", false, "with --metrics: also serve net/http/pprof at /debug/pprof/ on that listener")
+	showVersion := flag.Bool("version", false, "print the version and VCS revision, and exit")
+	flag.Usage = usage
 	flag.Parse()
+	if *showVersion {
+		printVersion()
+		return nil
+	}
+	if err := validate(settings{cores: *cores, maxIO: *maxIO, slots: *slots, maxClients: *maxClients, maxSessions: *maxSessions,
+		maxOpens: *maxOpens, maxLks: *maxLocks, maxCached: *maxCached, maxConns: *maxConns, maxPartial: *maxPartial,
+		maxQueue: *maxQueued, cacheMem: *cacheMem, prof: *prof, metricsAddr: *metricsAddr, debug: *debugOn}); err != nil {
+		return err
+	}
+	stats := metrics.New()
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := newLogger(level)
 	slog.SetDefault(log)
 	if p := profileMode(*prof); p != nil {
 		defer profile.Start(p, profile.ProfilePath("."), profile.Quiet, profile.NoShutdownHook).Stop()
@@ -157,10 +172,11 @@ func run() error {
 	}
 	fio := engine.NewFileIO(mode)
 	fio.NoSplit = !*splitWrites
+	fio.Metrics = stats
 	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
-		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600))})
+		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats})
 	if err != nil {
 		return err
 	}
@@ -168,7 +184,7 @@ func run() error {
 	if *exportsFile != "" {
 		defer reloadOnHUP(*exportsFile, srv, log)()
 	}
-	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: *cores, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC,
+	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: loopCount(*cores), Metrics: stats, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC,
 		IdleTimeout: *idleTimeout, RecordTimeout: *recordTimeout, MaxConns: *maxConns, MaxPartialBytes: *maxPartial, MaxQueuedBytes: *maxQueued})
 	if err != nil {
 		return err
@@ -183,6 +199,14 @@ func run() error {
 		mountPath = exports[0].Path
 	}
 	printMount(ln.Addr().(*net.TCPAddr), mountPath)
+	if *metricsAddr != "" {
+		if err := serveMetrics(log, *metricsAddr, stats, *debugOn); err != nil {
+			return err
+		}
+	}
+	if err := notifyReady(); err != nil {
+		log.Warn("cannot tell systemd the server is ready", "err", err)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
