@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nfsd-uring/nfsd-uring/bench/client"
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/ring"
 )
 

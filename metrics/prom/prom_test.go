@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nfsd-uring/nfsd-uring/bench/client"
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/engine"
 	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
