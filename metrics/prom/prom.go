@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/nfsd-uring/nfsd-uring/metrics"
+	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
 const ns = "nfsd_uring"
@@ -115,12 +116,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, c.version, c.revision)
 }
 
-func opName(op uint32) string {
-	if int(op) < len(opNames) {
-		return opNames[op]
-	}
-	return ""
-}
+// opName is the operation table's name for op (nfs.OpName), so metrics,
+// logs and the table never disagree.
+func opName(op uint32) string { return nfs.OpName(op) }
 
 func statusName(st uint32) string {
 	if n, ok := statusNames[st]; ok {
