@@ -143,6 +143,7 @@ func (c *compound) grantDeleg(n *node, access, want uint32) delegGrant {
 	if why != 0 {
 		return none(why - 1)
 	}
+	c.s.log.Debug("delegation granted", "client", c.sess.client.id, "type", delegTypeName(typ))
 	return delegGrant{typ: typ, sid: sid}
 }
 
@@ -329,7 +330,17 @@ func (s *Server) recall(o *openState) {
 	}, cbTimeout)
 	if err != nil || res.status != nfs4.OK {
 		s.log.Debug("CB_RECALL failed", "client", o.client.id, "err", err, "status", res.status)
+		return
 	}
+	s.log.Debug("delegation recalled", "client", o.client.id, "type", delegTypeName(o.deleg.typ))
+}
+
+// delegTypeName names a delegation type for the log.
+func delegTypeName(typ uint32) string {
+	if typ == nfs4.DelegateWrite {
+		return "write"
+	}
+	return "read"
 }
 
 // delegAttrs asks the holder of a write delegation on n, when another

@@ -6,7 +6,10 @@
 # and a full filesystem, served by a second server run; e2e-restart.sh
 # (E2E_RESTART=0 skips it): a POSIX lock held across a server kill -9 +
 # restart; then e2e-exports.sh (E2E_EXPORTS=0 skips it): an exports file
-# with ro, root_squash and an export the guest may not see.
+# with ro, root_squash and an export the guest may not see; last
+# e2e-deleg.sh (E2E_DELEG=0 skips it): a server with --delegations grants
+# the guest a read delegation and recalls it for a second (host) client's
+# OPEN for writing. Each phase runs alone too: e2e/kernel/e2e-deleg.sh.
 #
 # Environment: ENGINE (server --engine, default portable), E2E_VERS
 # (default "4.2 4.1"), E2E_SERVER_ARGS (extra server flags), plus run.sh's.
@@ -67,10 +70,18 @@ if [[ ${E2E_EXPORTS:-1} == 1 ]]; then
 else
 	e2e_log "exports phase SKIPPED (E2E_EXPORTS=0)"
 fi
-if ((rc != 0 || fs_rc != 0 || restart_rc != 0 || ex_rc != 0)); then
+# Fifth phase: a delegation recalled for another client's conflicting open.
+deleg_rc=0
+if [[ ${E2E_DELEG:-1} == 1 ]]; then
+	E2E_DELEG_BIN=$BIN e2e/kernel/e2e-deleg.sh || deleg_rc=$?
+else
+	e2e_log "delegation phase SKIPPED (E2E_DELEG=0)"
+fi
+if ((rc != 0 || fs_rc != 0 || restart_rc != 0 || ex_rc != 0 || deleg_rc != 0)); then
 	((rc == 0)) || echo "[e2e] the main phase (one export: reads, writes, host-side changes) FAILED" >&2
 	((fs_rc == 0)) || echo "[e2e] the filesystem phase (e2e-fs.sh: mounts inside the export, a full filesystem) FAILED" >&2
 	((restart_rc == 0)) || echo "[e2e] the restart phase (e2e-restart.sh: a lock across a server kill -9 + restart) FAILED" >&2
 	((ex_rc == 0)) || echo "[e2e] the exports phase (e2e-exports.sh: --exports with ro, root_squash, a hidden export) FAILED" >&2
+	((deleg_rc == 0)) || echo "[e2e] the delegation phase (e2e-deleg.sh: a read delegation recalled for a second client's write open) FAILED" >&2
 	exit 1
 fi

@@ -2,9 +2,10 @@
 # /init of the e2e guest (runs as PID 1 in the initramfs, busybox only).
 #
 # Kernel command line (read from /proc/cmdline):
-#   e2e_mode=probe|nfs|fs|restart  probe: TCP round trip to 10.0.2.100:2049 only;
+#   e2e_mode=probe|nfs|fs|restart|deleg  probe: TCP round trip to 10.0.2.100:2049 only;
 #                        fs: the filesystem phase (guest-fs.sh, e2e_fs=...);
-#                        restart: a lock held across a server restart (guest-restart.sh)
+#                        restart: a lock held across a server restart (guest-restart.sh);
+#                        deleg: a delegation recalled for another client (guest-deleg.sh)
 #   e2e_vers=4.2,4.1     NFS versions to mount, in order
 #   e2e_deadline=SECS    guest-side watchdog (dump dmesg, power off)
 #   e2e_rw=FLAGS         write checks: "off", or a comma list of the
@@ -118,6 +119,11 @@ fi
 if [ "$MODE" = restart ]; then
 	. /guest-restart.sh
 	restart_main
+	finish
+fi
+if [ "$MODE" = deleg ]; then
+	. /guest-deleg.sh
+	deleg_main
 	finish
 fi
 if [ "$MODE" = exports ]; then

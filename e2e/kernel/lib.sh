@@ -106,6 +106,7 @@ e2e_initramfs() {
 	cp "$E2E_KDIR/guest-rw.sh" "$stage/guest-rw.sh"
 	cp "$E2E_KDIR/guest-fs.sh" "$stage/guest-fs.sh"
 	cp "$E2E_KDIR/guest-restart.sh" "$stage/guest-restart.sh"
+	cp "$E2E_KDIR/guest-deleg.sh" "$stage/guest-deleg.sh"
 	cp "$E2E_KDIR/guest-exports.sh" "$stage/guest-exports.sh"
 	e2e_fshelper
 	cp "$E2E_FSHELPER" "$stage/bin/fshelper"

@@ -10,6 +10,9 @@
 #   run.sh --restart PORT EXPORT_DIR VERS...  e2e-restart.sh's phase: the
 #                                         guest runs guest-restart.sh; the
 #                                         caller restarts the server and judges
+#   run.sh --deleg PORT EXPORT_DIR VERS...    e2e-deleg.sh's phase: the guest
+#                                         runs guest-deleg.sh; the caller runs
+#                                         the second client and judges
 #
 # For each version the guest mounts SERVER:/ (vers=V), runs ls -lR, hashes
 # every file with sha256sum and dumps /proc/self/mountstats. The host compares
@@ -52,9 +55,16 @@ set -euo pipefail
 PROBE=
 FS=
 RESTART=
+DELEG=
 EXP=
 if [[ ${1:-} == --restart ]]; then
 	RESTART=1
+	shift
+elif [[ ${1:-} == --deleg ]]; then
+	# The delegation phase (e2e-deleg.sh): like --restart, the caller
+	# drives the host side and judges.
+	RESTART=1
+	DELEG=1
 	shift
 elif [[ ${1:-} == --probe ]]; then
 	PROBE=1
@@ -103,6 +113,8 @@ if [[ -n $EXP ]]; then
 	MODE=exports
 elif [[ -n $FS ]]; then
 	MODE=fs
+elif [[ -n $DELEG ]]; then
+	MODE=deleg
 elif [[ -n $RESTART ]]; then
 	MODE=restart
 elif [[ -z $PROBE ]]; then
@@ -557,5 +569,6 @@ what="NFS ${VERS[*]}"
 [[ -z $PROBE ]] || what="probe (boot + guestfwd)"
 [[ -z $FS ]] || what="filesystem phase (mounts inside exports, a full filesystem), NFS ${VERS[*]}"
 [[ -z $RESTART ]] || what="restart phase (a POSIX lock held across a server kill -9 + restart), NFS ${VERS[*]}"
+[[ -z $DELEG ]] || what="delegation phase (a read delegation recalled for another client's write open), NFS ${VERS[*]}"
 [[ -z $EXP ]] || what="exports phase (ro, root_squash, a hidden export), NFS ${VERS[*]}"
 echo "================ e2e (kernel client) PASSED: $what in ${elapsed}s ================"
