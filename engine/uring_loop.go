@@ -75,7 +75,6 @@ type loop struct {
 	reqs      []*ureq
 	freeReqs  []uint32
 	pool      slabPool
-	aligns    alignCache
 	cqes      []ring.CQE
 	// enterFailed: an unexpected io_uring_enter error was logged.
 	enterFailed bool
@@ -88,7 +87,7 @@ type newConn struct {
 
 // startLoop starts loop i and waits until its ring is set up on its thread.
 func startLoop(e *Uring, i int) (*loop, error) {
-	l := &loop{e: e, id: i, efd: -1, done: make(chan struct{}), aligns: alignCache{}, cqes: make([]ring.CQE, cqeBatch)}
+	l := &loop{e: e, id: i, efd: -1, done: make(chan struct{}), cqes: make([]ring.CQE, cqeBatch)}
 	errc := make(chan error, 1)
 	go l.run(errc)
 	if err := <-errc; err != nil {
