@@ -70,3 +70,15 @@ func BenchmarkHandleReadPlus1M(b *testing.B) {
 		e.Uint32(1 << 20)
 	})
 }
+
+// BenchmarkHandleReadPlusHole1M: a 1 MiB READ_PLUS entirely inside a hole
+// (one HOLE segment, no file read): goal 4 of issue 10 wants it to cost no
+// more than BenchmarkHandleRead4K.
+func BenchmarkHandleReadPlusHole1M(b *testing.B) {
+	benchHandle(b, func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpReadPlus)
+		nfs4.AnonStateid.Encode(e)
+		e.Uint64(1 << 20)
+		e.Uint32(1 << 20)
+	})
+}
