@@ -80,11 +80,11 @@ type ioPlan struct {
 // readPolicy plans reads for one engine. It is safe for concurrent use.
 type readPolicy struct {
 	mode dioMode
-	// aligns: buffered descriptor -> dioAlign, so statx runs once per
+	// files: buffered descriptor -> *fileInfo, so statx runs once per
 	// file. A descriptor number reused for another file on a filesystem
 	// with other alignment is caught by the read failing with EINVAL, which
 	// falls back to a buffered read and forgets the entry (forget).
-	aligns sync.Map
+	files sync.Map
 	// cold reports whether a range is (mostly) not in the page cache;
 	// tests replace it.
 	cold func(fd int, off int64, n int) bool
@@ -106,7 +106,8 @@ func (p *readPolicy) plan(rd *nfs.Read) ioPlan {
 	if p.mode == dioOff || rd.Len <= 0 || rd.Off < 0 {
 		return buffered
 	}
-	al := p.align(rd.FD)
+	fi := p.info(rd.FD)
+	al := fi.al
 	if !al.usable() {
 		p.buffered.Add(1)
 		return buffered
@@ -117,12 +118,9 @@ func (p *readPolicy) plan(rd *nfs.Read) ioPlan {
 		p.buffered.Add(1)
 		return buffered
 	}
-	if p.mode == dioAuto {
-		p.probes.Add(1)
-		if !p.cold(rd.FD, rd.Off, rd.Len) {
-			p.buffered.Add(1)
-			return buffered
-		}
+	if p.mode == dioAuto && !p.isCold(fi, rd) {
+		p.buffered.Add(1)
+		return buffered
 	}
 	dfd := rd.DirectFD()
 	if dfd < 0 {
@@ -135,19 +133,47 @@ func (p *readPolicy) plan(rd *nfs.Read) ioPlan {
 	return ioPlan{Direct: true, FD: dfd, Off: start, Len: int(end - start), Skip: int(rd.Off - start)}
 }
 
-// align returns the O_DIRECT alignment of the file open as fd.
-func (p *readPolicy) align(fd int) dioAlign {
-	if v, ok := p.aligns.Load(fd); ok {
-		return v.(dioAlign)
-	}
-	al := statxAlign(fd)
-	p.aligns.Store(fd, al)
-	return al
+// fileInfo is what the policy knows of one open file.
+type fileInfo struct {
+	al dioAlign
+	// skip counts reads left to send buffered without asking cachestat:
+	// set after a probe found the range cached. A file that was hot stays
+	// mostly hot, and the probe costs about a syscall, which on a 4 KiB
+	// cached READ is several per cent of the server's CPU (profiled); a
+	// read wrongly sent buffered costs what it cost before this policy.
+	skip atomic.Int32
 }
 
-// forget drops what is known of fd's alignment (an O_DIRECT read of it
-// failed with EINVAL).
-func (p *readPolicy) forget(fd int) { p.aligns.Delete(fd) }
+// hotSkip is how many reads of a file found hot go buffered unprobed.
+const hotSkip = 15
+
+// info returns what is known of the file open as fd.
+func (p *readPolicy) info(fd int) *fileInfo {
+	if v, ok := p.files.Load(fd); ok {
+		return v.(*fileInfo)
+	}
+	fi := &fileInfo{al: statxAlign(fd)}
+	v, _ := p.files.LoadOrStore(fd, fi)
+	return v.(*fileInfo)
+}
+
+// isCold probes (or, for a file recently found hot, assumes hot).
+func (p *readPolicy) isCold(fi *fileInfo, rd *nfs.Read) bool {
+	if fi.skip.Add(-1) >= 0 {
+		return false
+	}
+	p.probes.Add(1)
+	if p.cold(rd.FD, rd.Off, rd.Len) {
+		fi.skip.Store(0)
+		return true
+	}
+	fi.skip.Store(hotSkip)
+	return false
+}
+
+// forget drops what is known of fd (an O_DIRECT read of it failed with
+// EINVAL).
+func (p *readPolicy) forget(fd int) { p.files.Delete(fd) }
 
 func statxAlign(fd int) dioAlign {
 	var st unix.Statx_t

@@ -48,7 +48,7 @@ func TestPlanRead(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p := newReadPolicy(tc.mode)
-		p.aligns.Store(3, tc.al)
+		p.files.Store(3, &fileInfo{al: tc.al})
 		probed := false
 		p.cold = func(fd int, off int64, n int) bool {
 			probed = true
@@ -241,5 +241,34 @@ func TestAssemblerDirect(t *testing.T) {
 		if cut == len(stream) && (len(direct) != 3 || string(emitted[0]) != "copy-me") {
 			t.Fatalf("whole stream: direct %q, emitted %q", direct, emitted)
 		}
+	}
+}
+
+// TestProbeSampling: a file found hot is probed again only every
+// hotSkip+1 reads; once a probe finds it cold, every read is probed (and
+// goes O_DIRECT) until it is hot again.
+func TestProbeSampling(t *testing.T) {
+	p := newReadPolicy(dioAuto)
+	p.files.Store(3, &fileInfo{al: dioAlign{mem: 512, off: 4096}})
+	probes, cold := 0, false
+	p.cold = func(int, int64, int) bool { probes++; return cold }
+	rd := nfs.NewRead(3, 4, 0, 4096)
+	for range hotSkip + 2 {
+		if p.plan(&rd).Direct {
+			t.Fatal("hot file read O_DIRECT")
+		}
+	}
+	if probes != 2 {
+		t.Fatalf("%d probes for %d hot reads, want 2", probes, hotSkip+2)
+	}
+	cold, probes = true, 0
+	direct := 0
+	for range 3 * (hotSkip + 1) {
+		if p.plan(&rd).Direct {
+			direct++
+		}
+	}
+	if want := 3*(hotSkip+1) - hotSkip; direct != want || probes != want {
+		t.Fatalf("file gone cold: %d direct reads, %d probes, want %d", direct, probes, want)
 	}
 }
