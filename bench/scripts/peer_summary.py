@@ -54,7 +54,8 @@ for r in rows:
     if r.get("error") and not (r.get("server") == "ganesha" and r.get("op") == "READ_PLUS"):
         print("ERROR:", r.get("tag"), r.get("server"), r.get("workload"), r.get("file"), r.get("op"), r["error"][:200])
 
-files = sorted({r["file"] for r in pick(tagp="readmatrix-") if r.get("file")}, key=lambda x: (x != "data", x != "hole", x))
+files = sorted({r["file"] for r in pick(tagp="readmatrix-") + pick(tagp="cold-") if r.get("file")},
+               key=lambda x: (x != "data", x != "hole", x))
 
 print("\n### readmatrix (1 MiB sequential), MB/s and server CPU s/GiB")
 print("| file | cache | uring READ | uring READ_PLUS | portable READ | ganesha READ | READ uring/ganesha | srv s/GiB READ uring / portable / ganesha |")
@@ -81,15 +82,15 @@ for s, tag in (("uring", "randread-uring"), ("portable", "randread-portable"), (
     print(f"| {s} | {f(val(rs, 'ops_per_sec'))} | {f(p99[0] if p99 and p99[0] else nan)} | {f(val(rs, 'server_cpu_us_per_op'), 1)} |")
 
 fio = val(pick(tag="fio"), "mb_per_sec")
-print("\n### Cold reads (goal 2): io_uring engine, --direct-reads auto vs off, READ 1 MiB")
-print(f"fio --direct=1 --ioengine=io_uring, 1 MiB sequential, depth 16, on the evicted `data` file: {f(fio)} MB/s (device limit)")
+print("\n### Cold reads (goal 2): io_uring engine, --direct-reads auto vs off, READ 1 MiB, medians")
+print(f"fio --direct=1 --ioengine=io_uring, 1 MiB sequential, depth 16, on the evicted `data` file: {f(fio)} MB/s (device limit, median of {len(pick(tag='fio'))})")
 print("| file | cache | auto MB/s | off MB/s | auto srv s/GiB | off srv s/GiB | auto MB/s vs fio |")
 print("|---|---|---:|---:|---:|---:|---:|")
 cold = {}
 for fl in files:
     for c in (False, True):
-        a = pick(tag="cold", server="uring", file=fl, op="READ", cached=c)
-        b = pick(tag="cold", server="buffered", file=fl, op="READ", cached=c)
+        a = pick(tagp="cold-", server="uring", file=fl, op="READ", cached=c)
+        b = pick(tagp="cold-", server="buffered", file=fl, op="READ", cached=c)
         cold[(fl, c)] = (val(a, "server_cpu_seconds_per_gib"), val(b, "server_cpu_seconds_per_gib"))
         print(f"| {fl} | {'cached' if c else 'uncached'} | {f(val(a, 'mb_per_sec'))} | {f(val(b, 'mb_per_sec'))} | "
               f"{f(val(a, 'server_cpu_seconds_per_gib'), 2)} | {f(val(b, 'server_cpu_seconds_per_gib'), 2)} | "
