@@ -131,6 +131,7 @@ func (l *loop) setup() error {
 		return fmt.Errorf("io_uring setup: %w", err)
 	}
 	l.r = r
+	l.pool.useFixed(r)
 	if l.rbuf, err = ring.AllocBuffers(recvBufs, recvBufSize); err != nil {
 		return err
 	}

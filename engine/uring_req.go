@@ -127,8 +127,15 @@ func (r *ureq) startReads() {
 
 func (r *ureq) submitRead(i int) {
 	p := &r.plans[i]
-	s := r.c.l.sqe()
-	s.PrepRead(p.FD, r.bufs[i][r.got[i]:p.Len], uint64(p.Off)+uint64(r.got[i]))
+	l := r.c.l
+	s := l.sqe()
+	buf, off := r.bufs[i][r.got[i]:p.Len], uint64(p.Off)+uint64(r.got[i])
+	if slot, ok := l.pool.fixedSlot(r.bufs[i]); ok {
+		s.PrepReadFixed(p.FD, buf, off, slot)
+		l.e.reads.fixed.Add(1)
+	} else {
+		s.PrepRead(p.FD, buf, off)
+	}
 	s.UserData = ud(kRead, i, r.slot)
 }
 
