@@ -16,7 +16,7 @@
 #   REPS=1 CONNS="4" bash bench/scripts/cores.sh      # quick
 #
 # Env: REPS (3), CORES ("1 2"), CONNS ("1 2 4"), SIZE (256M), OPS (60000),
-# DEPTH (16), BASE_PORT (31200), WORK (/tmp/nfsd-uring-bench/cores),
+# DEPTH (16), BASE_PORT (31400), WORK (/tmp/nfsd-uring-bench/cores),
 # NO_BUILD=1 to use bin/ as is, VERIFY (0).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -29,7 +29,7 @@ SIZE=${SIZE:-256M}
 OPS=${OPS:-60000}
 DEPTH=${DEPTH:-16}
 VERIFY=${VERIFY:-0}
-BASE_PORT=${BASE_PORT:-31200}
+BASE_PORT=${BASE_PORT:-31400}
 WORK=${WORK:-/tmp/nfsd-uring-bench/cores}
 
 build

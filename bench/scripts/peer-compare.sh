@@ -24,9 +24,10 @@
 #      as the device limit
 #   5. goal 4: READ_PLUS of a 1 MiB hole vs 4 KiB READ, server µs/op, uring (no verify:
 #      the client's pattern check of 1 MiB of zeros would make the run client-bound)
+#      and the same comparison in-process: nfs's Handle benchmarks (no client, no network)
 #   6. goal 6: randread 4 connections, cores2 vs uring (--cores 1), $REPS times
 #
-# Env: WORK (/tmp/nfsd-uring-bench/peer), BASE_PORT (31300), IO500_SIZE (256M),
+# Env: WORK (/tmp/nfsd-uring-bench/peer), BASE_PORT (31500), IO500_SIZE (256M),
 # FILES (2000), RM_SIZE (256M), COLD_SIZE (1G), MIXED (mixed-16h), OPS (100000), REPS (3),
 # SKIP_IO500=1, NO_BUILD=1.
 set -euo pipefail
@@ -34,7 +35,7 @@ source "$(dirname "$0")/lib.sh"
 install_traps
 
 WORK=${WORK:-/tmp/nfsd-uring-bench/peer}
-BASE_PORT=${BASE_PORT:-31300}
+BASE_PORT=${BASE_PORT:-31500}
 IO500_SIZE=${IO500_SIZE:-256M}
 FILES=${FILES:-2000}
 RM_SIZE=${RM_SIZE:-256M}
@@ -134,6 +135,16 @@ for rep in $(seq "$REPS"); do
 	NOLOCAL=1 nb "g4-rp-$rep" uring - readmatrix --layouts hole --size 64G --cache cached --read-ops READ_PLUS --no-verify --dir g4
 	nb "g4-rd-$rep" uring - randread --size "$RM_SIZE" --ops "$OPS" --conns 1 --depth 16 --no-verify
 done
+# 5b. goal 4 without client or network: the server's own work per request
+# (nfs Handle benchmarks, in-process; the wire numbers above also carry the
+# load generator's pace, see BENCHMARKS.md)
+(cd "$ROOT" && go test -run XXX -bench 'HandleRead4K$|HandleReadPlusHole1M$' -benchtime 200000x -count 5 ./nfs) >"$WORK/json/handle-bench.txt" 2>&1 ||
+	log "Handle benchmarks failed: $(tail -3 "$WORK/json/handle-bench.txt")"
+python3 -c 'import json, re, sys
+for l in open(sys.argv[1]):
+    m = re.match(r"Benchmark(HandleRead4K|HandleReadPlusHole1M)-\d+\s+\d+\s+([\d.]+) ns/op", l)
+    if m:
+        print(json.dumps({"tag": "handle", "server": "handle", "workload": m.group(1), "ns_per_op": float(m.group(2))}))' "$WORK/json/handle-bench.txt" >>"$RES"
 # 6. goal 6: --cores 2 vs --cores 1 with 4 connections
 for rep in $(seq "$REPS"); do
 	a=cores2 b=uring

@@ -124,6 +124,9 @@ print(f"        uncached data READ, auto / off: {f(ratio(d_un, cold.get(('data',
 print("goal 3: splice for cached reads: not done (out of this change's scope)")
 a, b = val(rp, "server_cpu_us_per_op"), val(rd, "server_cpu_us_per_op")
 goal(4, f"1 MiB all-hole READ_PLUS vs 4 KiB READ server CPU ({f(a, 1)} vs {f(b, 1)} µs/op, medians of {len(rp)})", ratio(a, b))
+h4 = val(pick(tag="handle", wl="HandleRead4K"), "ns_per_op")
+hh = val(pick(tag="handle", wl="HandleReadPlusHole1M"), "ns_per_op")
+goal(4, f"same, server's own work in-process (nfs Handle benchmarks: {f(hh)} vs {f(h4)} ns/op, medians)", ratio(hh, h4))
 print("goal 5: shared lock on the read path: not done (out of this change's scope)")
 a, b = val(c2, "server_cpu_us_per_op"), val(c1, "server_cpu_us_per_op")
 goal(6, f"--cores 2 vs --cores 1, 4 connections, randread ({f(a, 1)} vs {f(b, 1)} µs/op; ops/s "
