@@ -33,6 +33,11 @@ type Options struct {
 	DelayRetries int           // retries on NFS4ERR_DELAY; default 20
 	DelayMin     time.Duration // first backoff; default 5ms
 	DelayMax     time.Duration // backoff cap; default 500ms
+	// NoHoleFill: READ_PLUS leaves the caller's buffer as it was under
+	// HOLE segments instead of zero-filling it, for load generators that
+	// do not look at the bytes (nfsbench --no-verify): zeroing 1 MiB per
+	// reply would make the client, not the server, set the pace.
+	NoHoleFill bool
 }
 
 func (o *Options) setDefaults() {
