@@ -82,6 +82,16 @@ bench-peer:
 bench-peer-stop:
 	bash bench/peer/ganesha.sh stop
 
+# bench-peer-compare: nfsd-uring (both engines) vs NFS-Ganesha, IO500-style
+# phases, readmatrix, randread, the cold-read table with fio as the device
+# limit, and issue 10's goals met or not (~15-25 min; BENCHMARKS.md).
+.PHONY: bench-peer-compare bench-cores
+bench-peer-compare:
+	bash bench/scripts/peer-compare.sh
+# bench-cores: --cores N vs --cores 1, CPU per op (cores.sh).
+bench-cores:
+	bash bench/scripts/cores.sh
+
 # bench-peer-check: nfsbench against NFS-Ganesha: phases must pass, and
 # Ganesha's broken READ_PLUS must be reported as such.
 bench-peer-check:

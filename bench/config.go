@@ -17,6 +17,7 @@ type Config struct {
 	Stonewall time.Duration // bound on each phase; 0: none
 	Layouts   []string      // readmatrix files; empty: all
 	Cache     []string      // readmatrix modes: "cached", "uncached"
+	ReadOps   []string      // readmatrix ops: "READ", "READ_PLUS"; empty: both
 	Recreate  bool          // readmatrix: rewrite files even if present
 	NoVerify  bool          // skip checking data read
 	UID, GID  uint32

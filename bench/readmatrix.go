@@ -27,11 +27,31 @@ func ReadMatrix(ctx context.Context, cfg *Config, t *Target) ([]*Phase, error) {
 		}
 		for _, mode := range modes {
 			for _, plus := range []bool{false, true} {
+				if !cfg.wantOp(plus) {
+					continue
+				}
 				out = append(out, readPhase(cfg, t, l, mode, plus))
 			}
 		}
 	}
 	return out, nil
+}
+
+// wantOp reports whether readmatrix runs READ (plus false) or READ_PLUS.
+func (c *Config) wantOp(plus bool) bool {
+	if len(c.ReadOps) == 0 {
+		return true
+	}
+	want := "READ"
+	if plus {
+		want = "READ_PLUS"
+	}
+	for _, op := range c.ReadOps {
+		if op == want {
+			return true
+		}
+	}
+	return false
 }
 
 func pickLayouts(names []string) ([]Layout, error) {

@@ -36,7 +36,7 @@ func (t *Target) Label() string {
 // benchmark directory sub under the export.
 func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 	for range cfg.Conns {
-		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: cfg.BackChannel})
+		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: cfg.BackChannel, NoHoleFill: cfg.NoVerify})
 		if err != nil {
 			t.Close()
 			return dialError(t.Addr, err)

@@ -41,6 +41,11 @@ type Options struct {
 	// LocalAddr is the local address Dial binds ("127.0.0.2:0", or with a
 	// port below 1024 as root for a "secure" export); empty: any.
 	LocalAddr string
+	// NoHoleFill: READ_PLUS leaves the caller's buffer as it was under
+	// HOLE segments instead of zero-filling it, for load generators that
+	// do not look at the bytes (nfsbench --no-verify): zeroing 1 MiB per
+	// reply would make the client, not the server, set the pace.
+	NoHoleFill bool
 }
 
 func (o *Options) setDefaults() {

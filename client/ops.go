@@ -225,7 +225,7 @@ func (c *Client) Read(ctx context.Context, fh []byte, sid nfs4.Stateid, off uint
 }
 
 // ReadPlus reads up to count bytes at off with READ_PLUS into dst (at
-// least count long), zero-filling holes. n is the bytes filled; segs are
+// least count long), zero-filling holes (unless Options.NoHoleFill). n is the bytes filled; segs are
 // the segments as sent. See DecodeReadPlusRes for the checks made.
 func (c *Client) ReadPlus(ctx context.Context, fh []byte, sid nfs4.Stateid, off uint64, count uint32, dst []byte) (n int, eof bool, segs []Segment, err error) {
 	err = c.Compound(ctx, func(e *xdr.Encoder) int {
@@ -235,7 +235,7 @@ func (c *Client) ReadPlus(ctx context.Context, fh []byte, sid nfs4.Stateid, off 
 	}, func(r *Reply) (err error) {
 		if err = r.Op(nfs4.OpPutfh); err == nil {
 			if err = r.Op(nfs4.OpReadPlus); err == nil {
-				n, eof, segs, err = DecodeReadPlusRes(r.D, off, count, dst)
+				n, eof, segs, err = decodeReadPlusRes(r.D, off, count, dst, !c.opts.NoHoleFill)
 			}
 		}
 		return err

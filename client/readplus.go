@@ -32,6 +32,12 @@ const maxSegments = 1 << 16
 // out at either end and is clipped, as Linux does, which clears eof when it
 // sticks out past the end), and a reply covering nothing must be eof.
 func DecodeReadPlusRes(d *xdr.Decoder, off uint64, count uint32, dst []byte) (n int, eof bool, segs []Segment, err error) {
+	return decodeReadPlusRes(d, off, count, dst, true)
+}
+
+// decodeReadPlusRes is DecodeReadPlusRes; fill false leaves dst as it was
+// under HOLE segments (Options.NoHoleFill).
+func decodeReadPlusRes(d *xdr.Decoder, off uint64, count uint32, dst []byte, fill bool) (n int, eof bool, segs []Segment, err error) {
 	if len(dst) < int(count) {
 		return 0, false, nil, fmt.Errorf("READ_PLUS: buffer of %d bytes for %d requested", len(dst), count)
 	}
@@ -43,7 +49,7 @@ func DecodeReadPlusRes(d *xdr.Decoder, off uint64, count uint32, dst []byte) (n 
 	if err := d.Err(); err != nil {
 		return 0, false, nil, fmt.Errorf("READ_PLUS result: %w", err)
 	}
-	p := placer{off: off, end: off + uint64(count), pos: off, dst: dst, eof: eof}
+	p := placer{off: off, end: off + uint64(count), pos: off, dst: dst, eof: eof, noFill: !fill}
 	segs = make([]Segment, 0, nsegs)
 	for i := range nsegs {
 		s, data := decodeSegment(d, count)
@@ -85,6 +91,7 @@ type placer struct {
 	off, end, pos uint64
 	dst           []byte
 	eof           bool
+	noFill        bool // leave dst alone under HOLEs
 }
 
 func (p *placer) place(i int, s Segment, data []byte) error {
@@ -115,7 +122,7 @@ func (p *placer) place(i int, s Segment, data []byte) error {
 	out := p.dst[start-p.off : stop-p.off]
 	if s.Type == nfs4.ContentData {
 		copy(out, data)
-	} else {
+	} else if !p.noFill {
 		clear(out)
 	}
 	p.pos = stop

@@ -42,6 +42,23 @@ func TestReadPlusDataHoleData(t *testing.T) {
 	}
 }
 
+// TestReadPlusNoHoleFill: without filling, HOLE segments leave the buffer
+// as it was; DATA is still copied and the result is the same otherwise.
+func TestReadPlusNoHoleFill(t *testing.T) {
+	in := w{}.u32(1, 3).
+		u32(data).u64(0).opaque("abcd").
+		u32(hole).u64(4, 8).
+		u32(data).u64(12).opaque("xyz")
+	dst := bytes.Repeat([]byte{0xee}, 16)
+	n, eof, segs, err := decodeReadPlusRes(xdr.NewDecoder(in), 0, 16, dst, false)
+	if err != nil || n != 15 || !eof || len(segs) != 3 {
+		t.Fatalf("n=%d eof=%v segs=%v err=%v", n, eof, segs, err)
+	}
+	if want := "abcd" + strings.Repeat("\xee", 8) + "xyz"; string(dst[:n]) != want {
+		t.Fatalf("dst=%q", dst[:n])
+	}
+}
+
 func TestReadPlusCases(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -35,8 +35,9 @@ type Options struct {
 	MaxInFlight int
 	// Cores is the number of event loops for engines that have them.
 	Cores int
-	// DirectIO is the io_uring engine's O_DIRECT policy for file reads:
-	// "auto" (default: only where measured to pay), "on" or "off".
+	// DirectIO is the O_DIRECT policy for file reads (both engines):
+	// "auto" (default: O_DIRECT for ranges not in the page cache, buffered
+	// for cached ones), "on" or "off". See plan.go.
 	DirectIO string
 	// MaxQueuedBytes caps, per connection, the reply bytes read and
 	// waiting to be sent, and separately the bytes of received requests not
@@ -96,6 +97,9 @@ var Names = []string{"uring", "portable"}
 // one clear log line saying why).
 func New(name string, h nfs.Handler, opts Options) (Engine, error) {
 	opts.defaults()
+	if _, err := parseDIO(opts.DirectIO); err != nil {
+		return nil, err
+	}
 	switch name {
 	case "portable":
 		return NewPortable(h, opts), nil

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
@@ -13,7 +16,7 @@ import (
 
 func TestPlanRead(t *testing.T) {
 	al := dioAlign{mem: 512, off: 4096}
-	rd := func(off int64, n, direct int) nfs.Read { return nfs.Read{FD: 3, Direct: direct, Off: off, Len: n} }
+	rd := func(off int64, n, direct int) nfs.Read { return nfs.NewRead(3, direct, off, n) }
 	buf := func(off int64, n int) ioPlan { return ioPlan{FD: 3, Off: off, Len: n} }
 	dio := func(off int64, n, skip int) ioPlan { return ioPlan{Direct: true, FD: 4, Off: off, Len: n, Skip: skip} }
 	tests := []struct {
@@ -21,36 +24,84 @@ func TestPlanRead(t *testing.T) {
 		rd   nfs.Read
 		mode dioMode
 		al   dioAlign
+		cold bool
 		want ioPlan
 	}{
-		{"off mode", rd(0, 1<<20, 4), dioOff, al, buf(0, 1<<20)},
-		{"no direct fd", rd(0, 1<<20, -1), dioOn, al, buf(0, 1<<20)},
-		{"no alignment info", rd(0, 1<<20, 4), dioOn, dioAlign{}, buf(0, 1<<20)},
-		{"memory alignment beyond a page", rd(0, 1<<20, 4), dioOn, dioAlign{mem: 8192, off: 4096}, buf(0, 1<<20)},
-		{"aligned large", rd(8192, 1<<20, 4), dioOn, al, dio(8192, 1<<20, 0)},
-		{"aligned small", rd(4096, 4096, 4), dioOn, al, dio(4096, 4096, 0)},
-		{"misaligned small", rd(100, 4096, 4), dioOn, al, buf(100, 4096)},
-		{"misaligned just under 32K", rd(4096, 32<<10-1, 4), dioOn, al, buf(4096, 32<<10-1)},
-		{"misaligned 32K widened", rd(100, 32<<10, 4), dioOn, al, dio(0, 36864, 100)},
-		{"misaligned large widened", rd(5000, 1<<20, 4), dioOn, al, dio(4096, 1<<20+4096, 904)},
-		{"empty", rd(0, 0, 4), dioOn, al, buf(0, 0)},
-		{"auto small", rd(0, 4096, 4), dioAuto, al, buf(0, 4096)},
+		{"off mode", rd(0, 1<<20, 4), dioOff, al, true, buf(0, 1<<20)},
+		{"no direct fd", rd(0, 1<<20, -1), dioOn, al, true, buf(0, 1<<20)},
+		{"no alignment info", rd(0, 1<<20, 4), dioOn, dioAlign{}, true, buf(0, 1<<20)},
+		{"memory alignment beyond a page", rd(0, 1<<20, 4), dioOn, dioAlign{mem: 8192, off: 4096}, true, buf(0, 1<<20)},
+		{"aligned large", rd(8192, 1<<20, 4), dioOn, al, false, dio(8192, 1<<20, 0)},
+		{"aligned small", rd(4096, 4096, 4), dioOn, al, false, dio(4096, 4096, 0)},
+		{"misaligned small", rd(100, 4096, 4), dioOn, al, true, buf(100, 4096)},
+		{"misaligned just under 32K", rd(4096, 32<<10-1, 4), dioOn, al, true, buf(4096, 32<<10-1)},
+		{"misaligned 32K widened", rd(100, 32<<10, 4), dioOn, al, false, dio(0, 36864, 100)},
+		{"misaligned large widened", rd(5000, 1<<20, 4), dioOn, al, false, dio(4096, 1<<20+4096, 904)},
+		{"empty", rd(0, 0, 4), dioOn, al, true, buf(0, 0)},
+		{"auto hot large", rd(0, 1<<20, 4), dioAuto, al, false, buf(0, 1<<20)},
+		{"auto hot small", rd(0, 4096, 4), dioAuto, al, false, buf(0, 4096)},
+		{"auto cold large", rd(0, 1<<20, 4), dioAuto, al, true, dio(0, 1<<20, 0)},
+		{"auto cold small aligned", rd(8192, 4096, 4), dioAuto, al, true, dio(8192, 4096, 0)},
+		{"auto cold misaligned small", rd(100, 4096, 4), dioAuto, al, true, buf(100, 4096)},
+		{"auto cold misaligned large widened", rd(5000, 1<<20, 4), dioAuto, al, true, dio(4096, 1<<20+4096, 904)},
+		{"auto cold, O_DIRECT refused", rd(0, 1<<20, -1), dioAuto, al, true, buf(0, 1<<20)},
 	}
-	autoBig := ioPlan{FD: 3, Off: 0, Len: 1 << 20}
-	if autoDirect {
-		autoBig = dio(0, 1<<20, 0)
-	}
-	tests = append(tests, struct {
-		name string
-		rd   nfs.Read
-		mode dioMode
-		al   dioAlign
-		want ioPlan
-	}{"auto large", rd(0, 1<<20, 4), dioAuto, al, autoBig})
 	for _, tc := range tests {
-		if got := planRead(tc.rd, tc.mode, tc.al); got != tc.want {
+		p := newReadPolicy(tc.mode)
+		p.files.Store(3, &fileInfo{al: tc.al})
+		probed := false
+		p.cold = func(fd int, off int64, n int) bool {
+			probed = true
+			if fd != 3 || off != tc.rd.Off || n != tc.rd.Len {
+				t.Errorf("%s: probed fd %d %d@%d", tc.name, fd, n, off)
+			}
+			return tc.cold
+		}
+		if got := p.plan(&tc.rd); got != tc.want {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
 		}
+		if probed && tc.mode != dioAuto {
+			t.Errorf("%s: mode %v asked where the bytes are", tc.name, tc.mode)
+		}
+	}
+}
+
+// TestUncached: cachestat tells a file dropped from the page cache (cold:
+// O_DIRECT) from one just read (hot: buffered), and dirty data is never
+// read around with O_DIRECT.
+func TestUncached(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "cold")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	data := bytes.Repeat([]byte{7}, 1<<20)
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if uncached(fd, 0, len(data)) {
+		t.Fatal("dirty data reported cold")
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	if !uncached(fd, 0, len(data)) {
+		if noCachestat.Load() {
+			t.Skip("no cachestat(2) here")
+		}
+		var cs unix.Cachestat_t
+		unix.Cachestat(uint(fd), &unix.CachestatRange{Len: 1 << 20}, &cs, 0)
+		t.Skipf("page cache kept the file after DONTNEED (%+v): tmpfs?", cs)
+	}
+	if _, err := unix.Pread(fd, make([]byte, len(data)), 0); err != nil {
+		t.Fatal(err)
+	}
+	if uncached(fd, 0, len(data)) {
+		t.Fatal("file just read reported cold")
 	}
 }
 
@@ -190,5 +241,34 @@ func TestAssemblerDirect(t *testing.T) {
 		if cut == len(stream) && (len(direct) != 3 || string(emitted[0]) != "copy-me") {
 			t.Fatalf("whole stream: direct %q, emitted %q", direct, emitted)
 		}
+	}
+}
+
+// TestProbeSampling: a file found hot is probed again only every
+// hotSkip+1 reads; once a probe finds it cold, every read is probed (and
+// goes O_DIRECT) until it is hot again.
+func TestProbeSampling(t *testing.T) {
+	p := newReadPolicy(dioAuto)
+	p.files.Store(3, &fileInfo{al: dioAlign{mem: 512, off: 4096}})
+	probes, cold := 0, false
+	p.cold = func(int, int64, int) bool { probes++; return cold }
+	rd := nfs.NewRead(3, 4, 0, 4096)
+	for range hotSkip + 2 {
+		if p.plan(&rd).Direct {
+			t.Fatal("hot file read O_DIRECT")
+		}
+	}
+	if probes != 2 {
+		t.Fatalf("%d probes for %d hot reads, want 2", probes, hotSkip+2)
+	}
+	cold, probes = true, 0
+	direct := 0
+	for range 3 * (hotSkip + 1) {
+		if p.plan(&rd).Direct {
+			direct++
+		}
+	}
+	if want := 3*(hotSkip+1) - hotSkip; direct != want || probes != want {
+		t.Fatalf("file gone cold: %d direct reads, %d probes, want %d", direct, probes, want)
 	}
 }

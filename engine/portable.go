@@ -7,11 +7,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/ring"
 )
 
 // Portable is the engine for kernels without io_uring: a goroutine per
@@ -29,6 +31,7 @@ type Portable struct {
 	h      nfs.Handler
 	opts   Options
 	pool   bufPool
+	reads  *readPolicy
 	gate   connGate
 	budget *partialBudget
 
@@ -44,7 +47,11 @@ type Portable struct {
 // NewPortable returns a portable engine serving h.
 func NewPortable(h nfs.Handler, opts Options) *Portable {
 	opts.defaults()
-	p := &Portable{h: h, opts: opts, lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
+	dio, err := parseDIO(opts.DirectIO)
+	if err != nil {
+		dio = dioAuto // New validates the option; tools calling us directly get the default
+	}
+	p := &Portable{h: h, opts: opts, reads: newReadPolicy(dio), lns: map[net.Listener]struct{}{}, conns: map[*conn]struct{}{},
 		gate: connGate{max: int64(opts.MaxConns), stats: opts.Metrics}, budget: newPartialBudget(opts.MaxPartialBytes, opts.Metrics),
 		stopSweep: make(chan struct{}), sweepDone: make(chan struct{})}
 	opts.Metrics.AddGauge(p.gate.gauge())
@@ -386,35 +393,66 @@ func (c *conn) serve(rec record) bool {
 	return c.send(rep.Iovecs()) && !rep.Close
 }
 
-// readAll performs the reply's reads with pread, appending the buffers it
-// takes to bufs.
+// readAll performs the reply's reads with pread (O_DIRECT where the read
+// policy says so), appending the buffers it takes to bufs.
 func (c *conn) readAll(rep *nfs.Reply, bufs []*[]byte) []*[]byte {
 	for i := range rep.Reads {
 		rd := &rep.Reads[i]
-		b := c.p.pool.get(rd.Len)
+		pl := c.p.reads.plan(rd)
+		b := c.p.pool.get(pl.Len)
 		bufs = append(bufs, b)
-		n := preadFull(rd.FD, *b, rd.Off)
-		c.stats.Add(metrics.ReadsBuffered, 1)
-		rep.CompleteRead(i, (*b)[:n])
+		if pl.Direct {
+			c.stats.Add(metrics.ReadsDirect, 1)
+		} else {
+			c.stats.Add(metrics.ReadsBuffered, 1)
+		}
+		rep.CompleteRead(i, c.p.reads.pread(pl, rd, *b))
 	}
 	return bufs
 }
 
+// pread performs a planned read into buf (len pl.Len) and returns the
+// bytes the reply wants. An O_DIRECT plan falls back to a buffered read
+// when buf is not aligned for it or the kernel refuses it.
+func (p *readPolicy) pread(pl ioPlan, rd *nfs.Read, buf []byte) []byte {
+	if pl.Direct && !pageAligned(buf) {
+		pl = ioPlan{FD: rd.FD, Off: rd.Off, Len: rd.Len}
+	}
+	n, err := preadFull(pl.FD, buf[:pl.Len], pl.Off)
+	if pl.Direct && n == 0 && err == unix.EINVAL {
+		p.forget(rd.FD)
+		n, _ = preadFull(rd.FD, buf[:rd.Len], rd.Off)
+		return buf[:n]
+	}
+	end := min(n, pl.Skip+rd.Len)
+	return buf[min(pl.Skip, end):end]
+}
+
+// pageAligned reports whether buf starts on a page (Go's allocator gives
+// the bufPool's power-of-two buffers of a page or more page alignment, but
+// does not promise it).
+func pageAligned(buf []byte) bool {
+	return len(buf) > 0 && uintptr(unsafe.Pointer(&buf[0]))%ring.Align == 0
+}
+
 // preadFull reads until buf is full, end of file or an error, and returns
-// how much it got.
-func preadFull(fd int, buf []byte, off int64) int {
+// how much it got and the error that stopped it, if any.
+func preadFull(fd int, buf []byte, off int64) (int, error) {
 	got := 0
 	for got < len(buf) {
 		n, err := unix.Pread(fd, buf[got:], off+int64(got))
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || n == 0 {
+		if err != nil {
+			return got, err
+		}
+		if n == 0 {
 			break
 		}
 		got += n
 	}
-	return got
+	return got, nil
 }
 
 func (c *conn) send(iov [][]byte) bool {

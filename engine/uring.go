@@ -45,7 +45,7 @@ type Uring struct {
 	rio       *ringIO     // rings for the writes of opts.FileIO
 	noZC      atomic.Bool // SENDMSG_ZC refused: plain sends only
 	opts      Options
-	dio       dioMode
+	reads     *readPolicy
 	loops     []*loop
 	work      *workPool
 	next      atomic.Uint32 // round-robin cursor
@@ -81,7 +81,7 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Uring{h: h, opts: opts, dio: dio, lns: map[net.Listener]struct{}{},
+	e := &Uring{h: h, opts: opts, reads: newReadPolicy(dio), lns: map[net.Listener]struct{}{},
 		gate: connGate{max: int64(opts.MaxConns), stats: opts.Metrics}, budget: newPartialBudget(opts.MaxPartialBytes, opts.Metrics),
 		stopSweep: make(chan struct{})}
 	opts.Metrics.AddGauge(e.gate.gauge())

@@ -77,7 +77,6 @@ type loop struct {
 	reqs      []*ureq
 	freeReqs  []uint32
 	pool      slabPool
-	aligns    alignCache
 	cqes      []ring.CQE
 	// enterFailed: an unexpected io_uring_enter error was logged.
 	enterFailed bool
@@ -98,7 +97,7 @@ type newConn struct {
 
 // startLoop starts loop i and waits until its ring is set up on its thread.
 func startLoop(e *Uring, i int) (*loop, error) {
-	l := &loop{e: e, id: i, efd: -1, done: make(chan struct{}), aligns: alignCache{}, cqes: make([]ring.CQE, cqeBatch),
+	l := &loop{e: e, id: i, efd: -1, done: make(chan struct{}), cqes: make([]ring.CQE, cqeBatch),
 		st: e.opts.Metrics.NewLoop()}
 	errc := make(chan error, 1)
 	go l.run(errc)
@@ -143,6 +142,7 @@ func (l *loop) setup() error {
 		return fmt.Errorf("io_uring setup: %w", err)
 	}
 	l.r = r
+	l.pool.useFixed(r)
 	if l.rbuf, err = ring.AllocBuffers(recvBufs, recvBufSize); err != nil {
 		return err
 	}

@@ -103,8 +103,8 @@ func (r *ureq) startReads() {
 	r.plans = r.plans[:0]
 	r.bufs = r.bufs[:0]
 	r.got = r.got[:0]
-	for i, rd := range reads {
-		p := planRead(rd, l.e.dio, l.aligns.get(rd, l.e.dio))
+	for i := range reads {
+		p := l.e.reads.plan(&reads[i])
 		l.countRead(p.Direct)
 		buf := l.pool.get(p.Len)
 		r.plans = append(r.plans, p)
@@ -128,8 +128,15 @@ func (r *ureq) startReads() {
 
 func (r *ureq) submitRead(i int) {
 	p := &r.plans[i]
-	s := r.c.l.sqe()
-	s.PrepRead(p.FD, r.bufs[i][r.got[i]:p.Len], uint64(p.Off)+uint64(r.got[i]))
+	l := r.c.l
+	s := l.sqe()
+	buf, off := r.bufs[i][r.got[i]:p.Len], uint64(p.Off)+uint64(r.got[i])
+	if slot, ok := l.pool.fixedSlot(r.bufs[i]); ok {
+		s.PrepReadFixed(p.FD, buf, off, slot)
+		l.e.reads.fixed.Add(1)
+	} else {
+		s.PrepRead(p.FD, buf, off)
+	}
 	s.UserData = ud(kRead, i, r.slot)
 }
 
@@ -144,8 +151,8 @@ func (r *ureq) onRead(i int, cqe ring.CQE) {
 	case cqe.Res == -int32(unix.EINVAL) && p.Direct && r.got[i] == 0:
 		// The file or its filesystem refuses this O_DIRECT read: forget
 		// the alignment we believed in and read through the page cache.
-		delete(r.c.l.aligns, p.FD)
 		rd := r.rep.Reads[i]
+		r.c.l.e.reads.forget(rd.FD)
 		*p = ioPlan{FD: rd.FD, Off: rd.Off, Len: rd.Len}
 		r.submitRead(i)
 		return

@@ -41,9 +41,12 @@ type extentCache struct {
 // changed records that the file's data or allocation changed.
 func (x *extentCache) changed() { x.gen.Add(1) }
 
-// ctimeOf is the ctime the cache is validated with; tests replace it to
-// act as a kernel with coarse timestamps.
-var ctimeOf = func(st *unix.Stat_t) unix.Timespec { return st.Ctim }
+// fixedCtime, when set (tests), is the ctime the cache is validated with
+// instead of the file's: a kernel with coarse timestamps. A variable of a
+// plain value, not a function: calling a function variable with st would
+// make every READ_PLUS's stat buffer escape to the heap (an allocation per
+// reply, profiled).
+var fixedCtime *unix.Timespec
 
 // maxExtents bounds a file's cache; a file fragmented beyond it is walked
 // again as needed.
@@ -64,7 +67,10 @@ var seeker = unix.Seek
 // whose attributes are st. Callers hold n.mu. On any lseek surprise it
 // reports the rest as data: never a hole that is not one.
 func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []extent) []extent {
-	ctime, gen := ctimeOf(st), x.gen.Load()
+	ctime, gen := st.Ctim, x.gen.Load()
+	if fixedCtime != nil {
+		ctime = *fixedCtime
+	}
 	if x.ctime != ctime || x.size != st.Size || x.walked != gen {
 		x.ctime, x.size, x.walked, x.runs = ctime, st.Size, gen, x.runs[:0]
 	}

@@ -15,9 +15,9 @@ import (
 // coarseCtime makes the extent cache see one ctime for every file, as on
 // a kernel without multigrain timestamps when changes fall in one tick.
 func coarseCtime(t *testing.T) {
-	old := ctimeOf
-	ctimeOf = func(*unix.Stat_t) unix.Timespec { return unix.Timespec{Sec: 1} }
-	t.Cleanup(func() { ctimeOf = old })
+	old := fixedCtime
+	fixedCtime = &unix.Timespec{Sec: 1}
+	t.Cleanup(func() { fixedCtime = old })
 }
 
 // TestExtentCacheSeesWrites: with ctime not moving, every change this

@@ -44,8 +44,8 @@ func (f File) Direct() int {
 	return f.node.directWriteFD()
 }
 
-// DirectMin is the smallest read for which nfs offers an O_DIRECT
-// descriptor: smaller reads always go buffered.
+// DirectMin is the smallest write that FileIO implementations send
+// O_DIRECT (reads are planned by the engine alone, see Read.DirectFD).
 const DirectMin = 32 << 10
 
 // PlainIO is FileIO with plain buffered syscalls: the fallback when no

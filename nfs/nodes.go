@@ -295,7 +295,9 @@ func (n *node) cachedDirect(slot *int, flags int) int {
 	default:
 		return *slot
 	}
-	if !n.isReg() {
+	if !n.isReg() || n.dead {
+		// A dropped file gets no new descriptor: nothing would close it
+		// once its last reply is gone.
 		return -1
 	}
 	fd, err := n.open(flags|unix.O_DIRECT, nil)

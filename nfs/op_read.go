@@ -54,15 +54,6 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 	return fd, nfs4.OK
 }
 
-// directFor returns the O_DIRECT descriptor for a read of n bytes of the
-// current file, or -1 for reads too small to go direct.
-func (c *compound) directFor(n int) int {
-	if n < DirectMin {
-		return -1
-	}
-	return c.cfh.directFD()
-}
-
 // readOverhead is the reply room kept for the rest of the COMPOUND.
 const readOverhead = 512
 
@@ -123,7 +114,7 @@ func opRead(c *compound) uint32 {
 	countPos := e.Reserve()
 	e.Patch(countPos, uint32(a.n))
 	if a.n > 0 {
-		c.rep.addRead(c.cfh, a.fd, c.directFor(a.n), 0, int64(a.off), a.n)
+		c.rep.addRead(c.cfh, a.fd, int64(a.off), a.n)
 		c.rep.addSeg(countPos, eofPos, 0, a.n)
 	}
 	return nfs4.OK
@@ -213,7 +204,7 @@ func (c *compound) encodeSegments(fd int, segs []extent, eofPos int) {
 		}
 		last := segs[j-1]
 		start := s.off
-		c.rep.addRead(c.cfh, fd, c.directFor(int(last.end-start)), 0, start, int(last.end-start))
+		c.rep.addRead(c.cfh, fd, start, int(last.end-start))
 		for k := i; k < j; k++ {
 			r := segs[k]
 			if r.hole {

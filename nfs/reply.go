@@ -9,18 +9,36 @@ import (
 // engine supplies the buffer (aligned, pooled, outside the Go heap if it
 // likes), performs the read by whatever means it has, and calls
 // Reply.CompleteRead. nfs never reads file data itself.
+//
+// Whether the bytes come through the page cache or O_DIRECT is the engine's
+// decision alone (it knows its buffers and can ask where the bytes are);
+// nfs only offers DirectFD for when it decides to go direct.
 type Read struct {
 	FD  int
 	Off int64
 	Len int
-	// Direct is an O_DIRECT descriptor for the same file, or -1. The engine's
-	// I/O planner decides whether to use it.
-	Direct int
-	// Align is the O_DIRECT alignment for Direct (0 when unknown).
-	Align int
 
 	first, last int   // the reply's segs this read fills
-	node        *node // the file, for a retransmit's re-read
+	node        *node // the file: a retransmit's re-read, the O_DIRECT open
+	direct      int   // NewRead's O_DIRECT descriptor + 1 when node is nil
+}
+
+// NewRead describes a read by descriptors, for tools and tests: direct is
+// an O_DIRECT descriptor for the same file, or -1.
+func NewRead(fd, direct int, off int64, n int) Read {
+	return Read{FD: fd, Off: off, Len: n, direct: direct + 1}
+}
+
+// DirectFD returns an O_DIRECT descriptor for the read's file, opening it
+// on first use (through the node's confined open, like every open of a
+// stored path) and caching it with the file's other descriptors; -1 when
+// the filesystem refuses O_DIRECT. It stays open while the reply is alive
+// (the node is pinned). Safe from any goroutine.
+func (r *Read) DirectFD() int {
+	if r.node == nil {
+		return r.direct - 1
+	}
+	return r.node.directFD()
 }
 
 // readSeg is one borrowed piece of a reply filled from part of a Read's
@@ -137,8 +155,8 @@ func (r *Reply) pin(n *node) {
 
 // addRead plans a read of n bytes at off; addSeg then places parts of it
 // in the reply.
-func (r *Reply) addRead(nd *node, fd, direct, align int, off int64, n int) {
-	r.Reads = append(r.Reads, Read{FD: fd, Direct: direct, Align: align, Off: off, Len: n,
+func (r *Reply) addRead(nd *node, fd int, off int64, n int) {
+	r.Reads = append(r.Reads, Read{FD: fd, Off: off, Len: n,
 		first: len(r.segs), last: len(r.segs), node: nd})
 }
 

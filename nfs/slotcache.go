@@ -103,7 +103,7 @@ func (rep *Reply) emitReplay() {
 			}
 		}
 		if fd >= 0 {
-			rep.addRead(r.node, fd, -1, 0, r.off, r.n)
+			rep.addRead(r.node, fd, r.off, r.n)
 		}
 		for _, sg := range rc.segs[r.first:r.last] {
 			e.Fixed(rc.body[prev:sg.at])

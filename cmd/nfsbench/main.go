@@ -82,6 +82,7 @@ func parseFlags(name string, args []string) *options {
 	fs.DurationVar(&o.cfg.Stonewall, "stonewall", 0, "bound on each phase (e.g. 30s); 0: none")
 	fs.StringVar(&o.layouts, "layouts", "", "readmatrix: comma-separated files (default all: data,hole,mixed-{4,8,16,32}{d,h})")
 	fs.StringVar(&o.cache, "cache", "uncached,cached", "readmatrix: cache modes to run")
+	readOps := fs.String("read-ops", "READ,READ_PLUS", "readmatrix: operations to run")
 	fs.BoolVar(&o.cfg.Recreate, "recreate", false, "readmatrix: rewrite the files even if present")
 	fs.BoolVar(&o.cfg.NoVerify, "no-verify", false, "do not check the data read")
 	fs.BoolVar(&o.cfg.BackChannel, "back-channel", false, "ask for a back channel (the server may then grant delegations; recalls are answered)")
@@ -101,6 +102,7 @@ func parseFlags(name string, args []string) *options {
 	o.cfg.UID, o.cfg.GID = uint32(*uid), uint32(*gid)
 	o.cfg.Layouts = splitList(o.layouts)
 	o.cfg.Cache = splitList(o.cache)
+	o.cfg.ReadOps = splitList(strings.ToUpper(*readOps))
 	o.cfg.Progress = !o.noProgress
 	o.cfg.Warn = func(s string) { fmt.Fprintln(os.Stderr, "nfsbench:", s) }
 	if o.other.Export == "" {

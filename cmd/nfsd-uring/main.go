@@ -95,7 +95,7 @@ func run() error {
 	slots := flag.Int("slots", 128, "session slots offered to each client")
 	splitWrites := flag.Bool("split-writes", true, "with --io-mode direct, split misaligned large writes into buffered head, O_DIRECT middle, buffered tail (false: write them whole, buffered with RWF_DONTCACHE)")
 	sendZC := flag.Bool("send-zc", false, "io_uring engine: send replies of 64 KiB and more with SENDMSG_ZC (measured slower over loopback; try it on a real NIC)")
-	directIO := flag.String("direct-reads", "auto", "O_DIRECT for file reads in the io_uring engine: auto (where measured to pay: buffered on page-cache-hot data), on or off")
+	directIO := flag.String("direct-reads", "auto", "O_DIRECT for file reads: auto (ranges not in the page cache go O_DIRECT, cached ones buffered), on or off")
 	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
 	maxClients := flag.Int("max-clients", 0, "client records kept at once (0: default 1024); past it EXCHANGE_ID answers NFS4ERR_DELAY")
 	maxSessions := flag.Int("max-sessions", 0, "sessions per client (0: default 16); past it CREATE_SESSION answers NFS4ERR_NOSPC")

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# peer-compare.sh (make bench-peer-compare): nfsd-uring (io_uring and
+# portable engines) against NFS-Ganesha in one run, and the goals of
+# issue 10 ("Performance at the limit"), each with its measured ratio and
+# met / NOT met.
+#
+# Servers, all at once on 127.0.0.1 (every pair below runs alternately in
+# one nfsbench call, --compare):
+#   uring      nfsd-uring --engine uring   (--direct-reads auto)   $WORK/uring
+#   portable   nfsd-uring --engine portable (--direct-reads auto)  $WORK/portable
+#   ganesha    NFS-Ganesha 4.3, FSAL VFS (bench/peer/ganesha.sh)    $WORK/ganesha
+#   buffered   nfsd-uring --engine uring --direct-reads off        $WORK/uring (same files)
+#   cores2     nfsd-uring --engine uring --cores 2                 $WORK/uring (same files)
+# Phases:
+#   1. io500 --size $IO500_SIZE --files $FILES --conns 4 --depth 8 --stonewall 10s: uring vs
+#      ganesha, portable vs ganesha (ior-easy read reads files the server wrote:
+#      nfsd-uring writes them O_DIRECT, so its ior-easy read is cold)
+#   2. readmatrix data,hole,$MIXED uncached and cached ($RM_SIZE): uring vs ganesha,
+#      portable vs ganesha
+#   3. randread 4 KiB ($OPS, 2 connections): uring vs ganesha, portable vs ganesha
+#   4. cold-read table (goal 2), $REPS times: readmatrix data,hole,$MIXED READ
+#      uncached/cached ($COLD_SIZE), uring (auto) vs buffered (off), and fio --direct=1
+#      --ioengine=io_uring 1 MiB sequential depth 16 on the same data file, evicted,
+#      as the device limit
+#   5. goal 4: READ_PLUS of a 1 MiB hole vs 4 KiB READ, server µs/op, uring (no verify:
+#      the client's pattern check of 1 MiB of zeros would make the run client-bound)
+#      and the same comparison in-process: nfs's Handle benchmarks (no client, no network)
+#   6. goal 6: randread 4 connections, cores2 vs uring (--cores 1), $REPS times
+#
+# Env: WORK (/tmp/nfsd-uring-bench/peer), BASE_PORT (31500), IO500_SIZE (256M),
+# FILES (2000), RM_SIZE (256M), COLD_SIZE (1G), MIXED (mixed-16h), OPS (100000), REPS (3),
+# SKIP_IO500=1, NO_BUILD=1.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+install_traps
+
+WORK=${WORK:-/tmp/nfsd-uring-bench/peer}
+BASE_PORT=${BASE_PORT:-31500}
+IO500_SIZE=${IO500_SIZE:-256M}
+FILES=${FILES:-2000}
+RM_SIZE=${RM_SIZE:-256M}
+MIXED=${MIXED:-mixed-16h}
+COLD_SIZE=${COLD_SIZE:-1G}
+OPS=${OPS:-100000}
+REPS=${REPS:-3}
+UPORT=$BASE_PORT PPORT=$((BASE_PORT + 1)) GPORT=$((BASE_PORT + 2)) BPORT=$((BASE_PORT + 3)) CPORT=$((BASE_PORT + 4))
+export GANESHA_RUN=$WORK/ganesha-run
+
+command -v ganesha.nfsd >/dev/null || die "ganesha.nfsd missing: apt-get install -y nfs-ganesha nfs-ganesha-vfs"
+command -v fio >/dev/null || die "fio missing: apt-get install -y fio"
+build
+bash "$ROOT/bench/peer/ganesha.sh" stop >/dev/null 2>&1 || true
+rm -rf "$WORK"
+mkdir -p "$WORK"/{uring,portable,ganesha,json,state}
+RES=$WORK/results.jsonl
+: >"$RES"
+machine_note
+
+start_server UPID "$UPORT" "$WORK/uring.log" --export "$WORK/uring" --engine uring --state-dir "$WORK/state"
+start_server PPID_ "$PPORT" "$WORK/portable.log" --export "$WORK/portable" --engine portable --state-dir "$WORK/state"
+start_server BPID "$BPORT" "$WORK/buffered.log" --export "$WORK/uring" --engine uring --direct-reads off --state-dir "$WORK/state"
+start_server CPID "$CPORT" "$WORK/cores2.log" --export "$WORK/uring" --engine uring --cores 2 --state-dir "$WORK/state"
+bash "$ROOT/bench/peer/ganesha.sh" start "$WORK/ganesha" "$GPORT" >&2
+GPID=$(cat "$GANESHA_RUN/ganesha.pid")
+stop_ganesha() { bash "$ROOT/bench/peer/ganesha.sh" stop >/dev/null 2>&1 || true; }
+trap 'stop_ganesha; cleanup' EXIT
+
+declare -A ADDR=([uring]=127.0.0.1:$UPORT [portable]=127.0.0.1:$PPORT [ganesha]=127.0.0.1:$GPORT
+	[buffered]=127.0.0.1:$BPORT [cores2]=127.0.0.1:$CPORT)
+declare -A SPID=([uring]=$UPID [portable]=$PPID_ [ganesha]=$GPID [buffered]=$BPID [cores2]=$CPID)
+declare -A EXPP=([uring]=/ [portable]=/ [ganesha]=/export [buffered]=/ [cores2]=/)
+declare -A LDIR=([uring]=$WORK/uring [portable]=$WORK/portable [ganesha]=$WORK/ganesha
+	[buffered]=$WORK/uring [cores2]=$WORK/uring)
+
+# nb TAG A B WORKLOAD ARGS...: one nfsbench run of A and B alternately;
+# rows tagged TAG into $RES. A failed phase (Ganesha's READ_PLUS) is kept
+# as an error row, not fatal.
+nb() {
+	local tag=$1 a=$2 b=$3 wl=$4
+	shift 4
+	local j=$WORK/json/$tag.json
+	local ld=(--local-dir "${LDIR[$a]}")
+	[ "${NOLOCAL:-0}" != 1 ] || ld=()
+	local cmd=("$BIN/nfsbench" "$wl" --server "${ADDR[$a]}" --name "$a" --server-pid "${SPID[$a]}"
+		--export "${EXPP[$a]}" "${ld[@]}" --no-progress --json "$j" "$@")
+	if [ "$b" != - ]; then
+		cmd+=(--compare "${ADDR[$b]}" --compare-name "$b" --compare-pid "${SPID[$b]}"
+			--compare-export "${EXPP[$b]}" --compare-local-dir "${LDIR[$b]}")
+	fi
+	echo "${cmd[*]}" >>"$WORK/commands.txt"
+	log "$tag: ${cmd[*]:1}"
+	timeout 1800 "${cmd[@]}" >"$WORK/json/$tag.out" 2>&1 || log "$tag: nfsbench exit $? (see $WORK/json/$tag.out)"
+	[ -s "$j" ] || return 0
+	python3 - "$j" "$tag" >>"$RES" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    r["tag"] = sys.argv[2]
+    print(json.dumps(r))
+EOF
+}
+
+# 1. IO500-style
+if [ "${SKIP_IO500:-0}" != 1 ]; then
+	for s in uring portable; do
+		nb "io500-$s" "$s" ganesha io500 --size "$IO500_SIZE" --files "$FILES" --conns 4 --depth 8 --stonewall 10s
+	done
+fi
+# 2. readmatrix cached and uncached
+for s in uring portable; do
+	nb "readmatrix-$s" "$s" ganesha readmatrix --layouts "data,hole,$MIXED" --size "$RM_SIZE" --cache uncached,cached
+done
+# 3. randread
+for s in uring portable; do
+	nb "randread-$s" "$s" ganesha randread --size "$RM_SIZE" --ops "$OPS" --conns 2 --depth 16 --stonewall 20s
+done
+# 4. cold-read table: auto vs buffered, alternately, and fio on the same
+# evicted data file after each ($COLD_SIZE; other people's I/O shares the
+# disk, so the device limit is measured again every repetition)
+for rep in $(seq "$REPS"); do
+	a=uring b=buffered
+	[ $((rep % 2)) = 1 ] || { a=buffered b=uring; }
+	nb "cold-$rep" "$a" "$b" readmatrix --layouts "data,hole,$MIXED" --size "$COLD_SIZE" --cache uncached,cached --read-ops READ --dir cold
+	DATA=$WORK/uring/cold/data
+	python3 -c "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)" "$DATA"
+	fio --name=device --filename="$DATA" --readonly --direct=1 --ioengine=io_uring --rw=read --bs=1M --iodepth=16 \
+		--size="$COLD_SIZE" --output-format=json >"$WORK/json/fio-$rep.json" 2>"$WORK/json/fio.err" || die "fio failed: $(cat "$WORK/json/fio.err")"
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+print(json.dumps({"tag": "fio", "server": "fio", "mb_per_sec": j["bw_bytes"] / 1e6, "workload": "fio"}))' "$WORK/json/fio-$rep.json" >>"$RES"
+done
+# 5. goal 4: 1 MiB hole READ_PLUS vs 4 KiB READ, same server, no verify
+for rep in $(seq "$REPS"); do
+	# No --local-dir: "cached" would then read 64 GiB of hole locally to warm it.
+	NOLOCAL=1 nb "g4-rp-$rep" uring - readmatrix --layouts hole --size 64G --cache cached --read-ops READ_PLUS --no-verify --dir g4
+	nb "g4-rd-$rep" uring - randread --size "$RM_SIZE" --ops "$OPS" --conns 1 --depth 16 --no-verify
+done
+# 5b. goal 4 without client or network: the server's own work per request
+# (nfs Handle benchmarks, in-process; the wire numbers above also carry the
+# load generator's pace, see BENCHMARKS.md)
+(cd "$ROOT" && go test -run XXX -bench 'HandleRead4K$|HandleReadPlusHole1M$' -benchtime 200000x -count 5 ./nfs) >"$WORK/json/handle-bench.txt" 2>&1 ||
+	log "Handle benchmarks failed: $(tail -3 "$WORK/json/handle-bench.txt")"
+python3 -c 'import json, re, sys
+for l in open(sys.argv[1]):
+    m = re.match(r"Benchmark(HandleRead4K|HandleReadPlusHole1M)-\d+\s+\d+\s+([\d.]+) ns/op", l)
+    if m:
+        print(json.dumps({"tag": "handle", "server": "handle", "workload": m.group(1), "ns_per_op": float(m.group(2))}))' "$WORK/json/handle-bench.txt" >>"$RES"
+# 6. goal 6: --cores 2 vs --cores 1 with 4 connections
+for rep in $(seq "$REPS"); do
+	a=cores2 b=uring
+	[ $((rep % 2)) = 1 ] || { a=uring b=cores2; }
+	nb "g6-$rep" "$a" "$b" randread --size "$RM_SIZE" --ops "$OPS" --conns 4 --depth 16 --no-verify --stonewall 30s
+done
+
+echo
+echo "## peer-compare.sh (built from $BUILD_REV)"
+machine_note
+for s in uring portable; do
+	[ -s "$WORK/json/io500-$s.out" ] && sed -n '/^ratios/,$p' "$WORK/json/io500-$s.out"
+done
+python3 "$ROOT/bench/scripts/peer_summary.py" "$RES"
+runtime
