@@ -84,7 +84,11 @@ start_server() {
 	local var=$1 port=$2 logf=$3
 	shift 3
 	port_free "$port" || die "127.0.0.1:$port is already in use (set BASE_PORT)"
-	env ${SERVER_ENV:-} "$BIN/nfsd-uring" --listen "127.0.0.1:$port" --log-level warn "$@" >"$logf" 2>&1 &
+	# A fresh state directory per run: with the system's, clients recorded
+	# by an earlier run would start the server in a grace period.
+	local state
+	state=$(mktemp -d "${TMPDIR:-/tmp}/nfsd-uring-state.XXXXXX")
+	env ${SERVER_ENV:-} "$BIN/nfsd-uring" --listen "127.0.0.1:$port" --log-level warn --state-dir "$state" "$@" >"$logf" 2>&1 &
 	local pid=$!
 	BG_PIDS+=("$pid")
 	wait_port "$port" "$pid"

@@ -59,7 +59,7 @@ if [[ -z ${E2E_EX_BIN:-} ]]; then
 fi
 "$E2E_EX_BIN" exports --check "$XWORK/exports" >&2 || e2e_die "exports --check refused the phase's exports file"
 # shellcheck disable=SC2086
-e2e_start_server "$E2E_EX_BIN" "$SLOG" --exports "$XWORK/exports" --engine "$ENGINE" ${E2E_SERVER_ARGS:-}
+e2e_start_server "$E2E_EX_BIN" "$SLOG" --exports "$XWORK/exports" --engine "$ENGINE" --state-dir "$XWORK/state" ${E2E_SERVER_ARGS:-}
 
 set +e
 E2E_WORK=$XWORK E2E_EX_DIR=$DIR E2E_SERVER_LOG=$SLOG E2E_SERVER_PID=$E2E_SPID \
