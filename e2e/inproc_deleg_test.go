@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,28 +19,8 @@ import (
 // startDelegServer serves an empty export with the given lease.
 func startDelegServer(t *testing.T, lease uint32, deleg bool) string {
 	t.Helper()
-	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, LeaseTime: lease, Delegations: deleg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(testEngine(), srv, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- eng.Serve(ln) }()
-	t.Cleanup(func() {
-		eng.Close()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		srv.Close()
-	})
-	return ln.Addr().String()
+	addr, _ := serve(t, testEngine(), nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, LeaseTime: lease, Delegations: deleg}, engine.Options{})
+	return addr
 }
 
 func dialDeleg(t *testing.T, addr string, opts client.Options) *client.Client {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,26 +58,7 @@ func parseExports(t *testing.T, lines ...string) []nfs.Export {
 // serveExports serves list until the test ends.
 func serveExports(t *testing.T, list []nfs.Export, io nfs.FileIO) (string, *nfs.Server) {
 	t.Helper()
-	srv, err := nfs.NewServer(nfs.Config{Exports: list, IO: io})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(testEngine(), srv, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- eng.Serve(ln) }()
-	t.Cleanup(func() {
-		eng.Close()
-		<-done
-		srv.Close()
-	})
-	return ln.Addr().String(), srv
+	return serve(t, testEngine(), nfs.Config{Exports: list, IO: io}, engine.Options{})
 }
 
 // dialFrom connects from local address local (IP, or IP:port) as uid.

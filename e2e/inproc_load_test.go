@@ -148,31 +148,7 @@ func startWith(t *testing.T, name string, opts engine.Options) *fixture {
 	t.Helper()
 	f := &fixture{dir: t.TempDir()}
 	f.makeFiles(t)
-	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: f.dir}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(name, srv, opts)
-	if err != nil {
-		if name == "uring" {
-			t.Skipf("io_uring: %v", err)
-		}
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- eng.Serve(ln) }()
-	t.Cleanup(func() {
-		eng.Close()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		srv.Close()
-	})
-	f.addr = ln.Addr().String()
+	f.addr, _ = serve(t, name, nfs.Config{Exports: []nfs.Export{{Path: f.dir}}}, opts)
 	return f
 }
 

@@ -50,15 +50,28 @@ func startServer(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{dir: t.TempDir()}
 	f.makeFiles(t)
-	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: f.dir}}})
+	f.addr, _ = serve(t, testEngine(), nfs.Config{Exports: []nfs.Export{{Path: f.dir}}}, engine.Options{})
+	return f
+}
+
+// serve runs a server made from cfg on engine name (skipping the test
+// when io_uring is not available for "uring") on 127.0.0.1 until the test
+// ends, and returns its address.
+func serve(t *testing.T, name string, cfg nfs.Config, opts engine.Options) (string, *nfs.Server) {
+	t.Helper()
+	srv, err := nfs.NewServer(cfg)
 	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.New(name, srv, opts)
+	if err != nil {
+		srv.Close()
+		if name == "uring" {
+			t.Skipf("io_uring: %v", err)
+		}
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.New(testEngine(), srv, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +84,7 @@ func startServer(t *testing.T) *fixture {
 		}
 		srv.Close()
 	})
-	f.addr = ln.Addr().String()
-	return f
+	return ln.Addr().String(), srv
 }
 
 func (f *fixture) makeFiles(t *testing.T) {
