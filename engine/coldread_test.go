@@ -107,3 +107,36 @@ func fdOf(t *testing.T, path string) int {
 	t.Cleanup(func() { fl.Close() })
 	return int(fl.Fd())
 }
+
+// TestColdSparseTailReadPlus: a cold file whose data ends in a hole past a
+// short last block ("abc", then extended to 2 MiB + 5 bytes, as the kernel
+// e2e's trunc-up.bin) reads back whole with READ_PLUS and READ at every
+// chunk size.
+func TestColdSparseTailReadPlus(t *testing.T) {
+	forEach(t, func(t *testing.T, v variant) {
+		f := start(t, v)
+		path := filepath.Join(f.dir, "tail.bin")
+		if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, 2097157); err != nil {
+			t.Fatal(err)
+		}
+		f.fsync(t, path)
+		want, _ := os.ReadFile(path)
+		c := f.dial(t, client.Options{})
+		ctx := ctxT(t)
+		for _, chunk := range []uint32{1 << 20, 64 << 10, 4097, 1<<20 + 5} {
+			evict(t, path)
+			got, err := c.ReadFilePlus(ctx, "tail.bin", chunk)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("cold READ_PLUS chunk %d: %d bytes (want %d), err %v", chunk, len(got), len(want), err)
+			}
+			evict(t, path)
+			got, err = c.ReadFile(ctx, "tail.bin", chunk)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("cold READ chunk %d: %d bytes (want %d), err %v", chunk, len(got), len(want), err)
+			}
+		}
+	})
+}

@@ -345,3 +345,47 @@ func TestLinkAsUser(t *testing.T) {
 		t.Fatalf("LINK into another's directory as uid 2000: %d", st)
 	}
 }
+
+// TestReusedInodeIsAnotherFile: a directory removed and a file created
+// that gets its inode number (ext4 reuses them at once) is another file:
+// the old handle goes stale, the new name gets a new handle, and READ of
+// it works (the old node, a directory, once made READ_PLUS answer ISDIR
+// in the kernel e2e).
+func TestReusedInodeIsAnotherFile(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	for try := 0; try < 20; try++ {
+		d := filepath.Join(h.dir, "d")
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		old := h.lookupFH("d")
+		ino := inode(t, d)
+		_, st := h.ops(2, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpPutrootfh)
+			e.Uint32(nfs4.OpRemove)
+			e.String("d")
+		})
+		if st != nfs4.OK {
+			t.Fatalf("remove: %d", st)
+		}
+		// Made by someone else, straight on the filesystem.
+		mustWrite(t, filepath.Join(h.dir, "f"), "new file")
+		if inode(t, filepath.Join(h.dir, "f")) != ino {
+			os.Remove(filepath.Join(h.dir, "f"))
+			continue
+		}
+		fh := h.lookupFH("f")
+		if bytes.Equal(fh, old) {
+			t.Fatal("the new file got the removed directory's handle")
+		}
+		if b, st := h.readData(fh, 100); st != nfs4.OK || string(b) != "new file" {
+			t.Fatalf("READ of the new file: %d %q", st, b)
+		}
+		if _, st := h.readData(old, 100); st == nfs4.OK {
+			t.Fatal("the removed directory's handle reads the new file")
+		}
+		return
+	}
+	t.Skip("the filesystem did not reuse an inode number")
+}

@@ -213,7 +213,7 @@ func opRemove(c *compound) uint32 {
 		}
 		return errno(err)
 	}
-	if gone == nil && st.Nlink <= 1 {
+	if gone == nil && (st.Nlink <= 1 || st.Mode&unix.S_IFMT == unix.S_IFDIR) {
 		if f := c.cfh.exp.fsOfDev(st.Dev); f != nil {
 			if n := c.s.files.get(nodeKey{c.cfh.exp.id, f.id, st.Ino}); n != nil {
 				c.s.files.drop(n)

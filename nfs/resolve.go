@@ -99,7 +99,7 @@ func (s *Server) findLost(e *export, f fhFields, h []byte) (*node, error) {
 		return nil, errStale
 	}
 	n.handle = append([]byte(nil), h...)
-	return s.files.put(n), nil
+	return s.adopt(n), nil
 }
 
 // relOf is the path of fd relative to the export root, from /proc.
@@ -205,15 +205,38 @@ func (s *Server) nodeAt(dir *node, dirfd int, name string, st *unix.Stat_t) (*no
 			return nil, unix.ENOENT
 		}
 	}
-	if n := s.files.get(nodeKey{e.id, f.id, st.Ino}); n != nil {
-		n.setPath(rel)
-		return n, nil
-	}
 	n := &node{exp: e, rel: rel, fs: f.id, dev: st.Dev, ino: st.Ino, mode: st.Mode & unix.S_IFMT,
 		fd: -1, direct: -1, wfd: -1, dwfd: -1}
 	kh, _, err := unix.NameToHandleAt(dirfd, name, 0)
 	n.handle = s.fhKey.makeHandle(e, f.id, st.Ino, handleOrNil(kh, err))
-	return s.files.put(n), nil
+	return s.adopt(n), nil
+}
+
+// adopt stores n, a node just made for a file found now, and returns the
+// table's node for that file: the one it had (repointed to n's path), or
+// n. A node with the same inode number but of another incarnation — the
+// number was reused after the file was deleted: another type, or another
+// kernel handle (which carries the inode's generation) — is dropped first,
+// so the old file's handles go stale instead of naming the new file.
+func (s *Server) adopt(n *node) *node {
+	if old := s.files.get(n.key()); old != nil && !sameIncarnation(old, n) {
+		s.files.drop(old)
+	}
+	return s.files.put(n)
+}
+
+// sameIncarnation reports whether two nodes of one inode number are the
+// same file.
+func sameIncarnation(a, b *node) bool {
+	if a.mode != b.mode {
+		return false
+	}
+	fa, oka := parseHandle(a.handle)
+	fb, okb := parseHandle(b.handle)
+	if !oka || !okb || len(fa.kernel) == 0 || len(fb.kernel) == 0 {
+		return true // no generation to tell them apart
+	}
+	return fa.ktype == fb.ktype && string(fa.kernel) == string(fb.kernel)
 }
 
 // fsOfDev returns the export's filesystem on device dev, if known.
@@ -240,11 +263,7 @@ func (s *Server) nodeOfPath(e *export, rel string) (*node, error) {
 	if n == nil {
 		return nil, unix.ENOENT
 	}
-	if old := s.files.get(n.key()); old != nil {
-		old.setPath(rel)
-		return old, nil
-	}
 	kh, _, err := unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH)
 	n.handle = s.fhKey.makeHandle(e, n.fs, st.Ino, handleOrNil(kh, err))
-	return s.files.put(n), nil
+	return s.adopt(n), nil
 }
