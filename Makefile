@@ -50,7 +50,10 @@ test:
 
 # e2e: real Linux 6.12 NFS client in qemu (TCG) against the server on
 # 127.0.0.1 (vers=4.2 with READ_PLUS, then 4.1): read checks, then write
-# checks and host-side changes (E2E_RW=0: reads only). See e2e/kernel/README.md.
+# checks and host-side changes (E2E_RW=0: reads only); then the filesystem
+# (mounts inside exports, a full filesystem), restart (a lock across kill -9),
+# exports (ro, root_squash) and delegation phases (E2E_FS, E2E_RESTART,
+# E2E_EXPORTS, E2E_DELEG =0 skip them); ~5 min. See e2e/kernel/README.md.
 e2e:
 	ENGINE=$(ENGINE) bash e2e/kernel/e2e.sh
 
