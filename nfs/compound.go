@@ -173,8 +173,7 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	bodyPos := c.e.Pos()
 	segs, reads := len(c.rep.segs), len(c.rep.Reads)
 	c.beginOp()
-	var st uint32
-	st = c.refuseReadOnly(op)
+	st := c.refuseReadOnly(op)
 	if st == nfs4.OK && info.flags&opModifies != 0 {
 		st = c.checkRoom(info.rsize(c), more)
 	}

@@ -70,11 +70,8 @@ func (c *compound) countRefused(op, st uint32) {
 // they take about as long as reading the clock, so they are counted but
 // their time is left to the operation that follows.
 func quickOp(op uint32) bool {
-	switch op {
-	case nfs4.OpSequence, nfs4.OpPutfh, nfs4.OpPutrootfh, nfs4.OpPutpubfh, nfs4.OpSavefh, nfs4.OpRestorefh, nfs4.OpGetfh:
-		return true
-	}
-	return false
+	info := lookupOp(op)
+	return info != nil && info.flags&opUntimed != 0
 }
 
 // countSegments counts a READ_PLUS reply's segments and the bytes its

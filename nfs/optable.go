@@ -50,6 +50,9 @@ const (
 	// does not keep but reads again on a retransmit (slotcache.go). Such a
 	// result is never cut back once planned.
 	opDataReply
+	// opUntimed: so cheap that reading the clock would cost as much as the
+	// op; metrics count it and give its time to the op after it.
+	opUntimed
 )
 
 // compoundErrSlack is room kept after a modifying op when more ops follow,
@@ -91,7 +94,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpDelegPurge:         {name: "DELEGPURGE", run: opDelegPurge, rsize: fixed(0)},
 	nfs4.OpDelegReturn:        {name: "DELEGRETURN", flags: opModifies, run: opDelegReturn, rsize: fixed(0)},
 	nfs4.OpGetattr:            {name: "GETATTR", flags: opInline, run: opGetattr, rsize: getattrRsize, skip: skipBitmap},
-	nfs4.OpGetfh:              {name: "GETFH", flags: opInline, run: opGetfh, rsize: fixed(4 + nfs4.FHSize), skip: skipN(0)},
+	nfs4.OpGetfh:              {name: "GETFH", flags: opInline | opUntimed, run: opGetfh, rsize: fixed(4 + nfs4.FHSize), skip: skipN(0)},
 	nfs4.OpLink:               {name: "LINK", flags: opModifies, run: opLink, rsize: fixed(changeInfoLen)},
 	nfs4.OpLock:               {name: "LOCK", flags: opModifies, run: opLock, rsize: fixed(max(stateidLen, lockDeniedMax))},
 	nfs4.OpLockt:              {name: "LOCKT", run: opLockt, rsize: fixed(lockDeniedMax)},
@@ -103,17 +106,17 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpOpenattr:           {name: "OPENATTR", run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpOpenConfirm:        {name: "OPEN_CONFIRM", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only (RFC 8881 section 18: MUST NOT in 4.1)
 	nfs4.OpOpenDowngrade:      {name: "OPEN_DOWNGRADE", flags: opModifies, run: opOpenDowngrade, rsize: fixed(stateidLen)},
-	nfs4.OpPutfh:              {name: "PUTFH", flags: opInline, run: opPutfh, rsize: fixed(0), skip: skipFH},
-	nfs4.OpPutpubfh:           {name: "PUTPUBFH", flags: opInline, run: opPutrootfh, rsize: fixed(0), skip: skipN(0)},
-	nfs4.OpPutrootfh:          {name: "PUTROOTFH", flags: opInline, run: opPutrootfh, rsize: fixed(0), skip: skipN(0)},
+	nfs4.OpPutfh:              {name: "PUTFH", flags: opInline | opUntimed, run: opPutfh, rsize: fixed(0), skip: skipFH},
+	nfs4.OpPutpubfh:           {name: "PUTPUBFH", flags: opInline | opUntimed, run: opPutrootfh, rsize: fixed(0), skip: skipN(0)},
+	nfs4.OpPutrootfh:          {name: "PUTROOTFH", flags: opInline | opUntimed, run: opPutrootfh, rsize: fixed(0), skip: skipN(0)},
 	nfs4.OpRead:               {name: "READ", flags: opInline | opDataReply, run: opRead, rsize: readRsize, skip: skipN(stateidLen + 8 + 4)},
 	nfs4.OpReaddir:            {name: "READDIR", run: opReaddir, rsize: readdirRsize},
 	nfs4.OpReadlink:           {name: "READLINK", run: opReadlink, rsize: fixed(4 + nfs4.MaxPathLen)},
 	nfs4.OpRemove:             {name: "REMOVE", flags: opModifies, run: opRemove, rsize: fixed(changeInfoLen)},
 	nfs4.OpRename:             {name: "RENAME", flags: opModifies, run: opRename, rsize: fixed(2 * changeInfoLen)},
 	nfs4.OpRenew:              {name: "RENEW", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only
-	nfs4.OpRestorefh:          {name: "RESTOREFH", flags: opInline, run: opRestorefh, rsize: fixed(0), skip: skipN(0)},
-	nfs4.OpSavefh:             {name: "SAVEFH", flags: opInline, run: opSavefh, rsize: fixed(0), skip: skipN(0)},
+	nfs4.OpRestorefh:          {name: "RESTOREFH", flags: opInline | opUntimed, run: opRestorefh, rsize: fixed(0), skip: skipN(0)},
+	nfs4.OpSavefh:             {name: "SAVEFH", flags: opInline | opUntimed, run: opSavefh, rsize: fixed(0), skip: skipN(0)},
 	nfs4.OpSecinfo:            {name: "SECINFO", run: opSecinfo, rsize: fixed(secinfoMax)},
 	nfs4.OpSetattr:            {name: "SETATTR", flags: opModifies, run: opSetattr, rsize: fixed(bitmapMax)},
 	nfs4.OpSetclientid:        {name: "SETCLIENTID", run: opNotsupp, rsize: fixed(0)},         // NFSv4.0 only
@@ -142,7 +145,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpLayoutget:        {name: "LAYOUTGET", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpLayoutreturn:     {name: "LAYOUTRETURN", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpSecinfoNoName:    {name: "SECINFO_NO_NAME", minor: 1, run: opSecinfoNoName, rsize: fixed(secinfoMax)},
-	nfs4.OpSequence:         {name: "SEQUENCE", minor: 1, flags: opFirstOnly | opInline, run: opSequence, rsize: fixed(nfs4.SessionIDSize + 5*4), skip: skipN(nfs4.SessionIDSize + 16)},
+	nfs4.OpSequence:         {name: "SEQUENCE", minor: 1, flags: opFirstOnly | opInline | opUntimed, run: opSequence, rsize: fixed(nfs4.SessionIDSize + 5*4), skip: skipN(nfs4.SessionIDSize + 16)},
 	nfs4.OpSetSSV:           {name: "SET_SSV", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpTestStateid:      {name: "TEST_STATEID", minor: 1, run: opTestStateid, rsize: testStateidRsize},
 	nfs4.OpWantDelegation:   {name: "WANT_DELEGATION", minor: 1, flags: opModifies, run: opWantDelegation, rsize: fixed(openDelegMax)},
