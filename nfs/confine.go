@@ -194,7 +194,20 @@ func (n *node) linkInto(cr Cred, dirfd int, name string) error {
 // without it, or without a kernel handle, the file is not looked for).
 func (e *export) refind(n *node) (string, error) {
 	f, ok := parseHandle(n.handle)
-	if !ok || f.ktype == 0 || len(f.kernel) == 0 {
+	if !ok {
+		return "", errStale
+	}
+	var st unix.Stat_t
+	return e.pathByHandle(f, &st)
+}
+
+// pathByHandle opens the file of handle fields f by its kernel handle
+// (open_by_handle_at: the inode's generation must match too), fills st,
+// checks it is f's inode on f's filesystem, and returns the path the
+// kernel gives for it relative to the export root. The caller opens that
+// path through the confinement point before trusting it.
+func (e *export) pathByHandle(f fhFields, st *unix.Stat_t) (string, error) {
+	if f.ktype == 0 || len(f.kernel) == 0 {
 		return "", errStale
 	}
 	fs := e.fsByID(f.fs)
@@ -206,8 +219,8 @@ func (e *export) refind(n *node) (string, error) {
 		return "", errStale
 	}
 	defer unix.Close(fd)
-	if err := n.check(fd); err != nil {
-		return "", err
+	if unix.Fstat(fd, st) != nil || st.Ino != f.ino || st.Dev != fs.dev {
+		return "", errStale
 	}
 	return e.relOf(fd)
 }

@@ -70,23 +70,8 @@ func (s *Server) exportByID(id uint64) *export {
 // checked. A handle from before a restart whose file is gone, or that lies
 // outside the export, is stale.
 func (s *Server) findLost(e *export, f fhFields, h []byte) (*node, error) {
-	if f.ktype == 0 || len(f.kernel) == 0 {
-		return nil, errStale
-	}
-	fs := e.fsByID(f.fs)
-	if fs == nil {
-		return nil, errStale
-	}
-	fd, err := unix.OpenByHandleAt(fs.mountFD, unix.NewFileHandle(f.ktype, f.kernel), unix.O_PATH|unix.O_CLOEXEC)
-	if err != nil {
-		return nil, errStale
-	}
-	defer unix.Close(fd)
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Ino != f.ino || st.Dev != fs.dev {
-		return nil, errStale
-	}
-	rel, err := e.relOf(fd)
+	rel, err := e.pathByHandle(f, &st)
 	if err != nil {
 		return nil, errStale
 	}
