@@ -190,10 +190,17 @@ func (s *Server) nodeAt(dir *node, dirfd int, name string, st *unix.Stat_t) (*no
 			return nil, unix.ENOENT
 		}
 	}
+	kh, _, err := unix.NameToHandleAt(dirfd, name, 0)
+	khp := handleOrNil(kh, err)
+	if old := s.files.get(nodeKey{e.id, f.id, st.Ino}); old != nil && old.isIncarnation(st.Mode&unix.S_IFMT, khp) {
+		// The common case (a LOOKUP of a known file): no new handle to
+		// sign.
+		old.setPath(rel)
+		return old, nil
+	}
 	n := &node{exp: e, rel: rel, fs: f.id, dev: st.Dev, ino: st.Ino, mode: st.Mode & unix.S_IFMT,
 		fd: -1, direct: -1, wfd: -1, dwfd: -1}
-	kh, _, err := unix.NameToHandleAt(dirfd, name, 0)
-	n.handle = s.fhKey.makeHandle(e, f.id, st.Ino, handleOrNil(kh, err))
+	n.handle = s.fhKey.makeHandle(e, f.id, st.Ino, khp)
 	return s.adopt(n), nil
 }
 
@@ -213,15 +220,25 @@ func (s *Server) adopt(n *node) *node {
 // sameIncarnation reports whether two nodes of one inode number are the
 // same file.
 func sameIncarnation(a, b *node) bool {
-	if a.mode != b.mode {
+	fb, ok := parseHandle(b.handle)
+	if !ok || len(fb.kernel) == 0 {
+		return a.mode == b.mode
+	}
+	kh := unix.NewFileHandle(fb.ktype, fb.kernel)
+	return a.isIncarnation(b.mode, &kh)
+}
+
+// isIncarnation reports whether n is the file of type mode (S_IFMT bits)
+// whose kernel handle is kh (nil: none known).
+func (n *node) isIncarnation(mode uint32, kh *unix.FileHandle) bool {
+	if n.mode != mode {
 		return false
 	}
-	fa, oka := parseHandle(a.handle)
-	fb, okb := parseHandle(b.handle)
-	if !oka || !okb || len(fa.kernel) == 0 || len(fb.kernel) == 0 {
+	f, ok := parseHandle(n.handle)
+	if !ok || len(f.kernel) == 0 || kh == nil || len(kh.Bytes()) == 0 {
 		return true // no generation to tell them apart
 	}
-	return fa.ktype == fb.ktype && string(fa.kernel) == string(fb.kernel)
+	return f.ktype == kh.Type() && string(f.kernel) == string(kh.Bytes())
 }
 
 // fsOfDev returns the export's filesystem on device dev, if known.
