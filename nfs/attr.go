@@ -49,24 +49,13 @@ type attrSource struct {
 	fs *unix.Statfs_t
 }
 
-// statNode fills st for n: through the cached descriptor when there is one
-// (one syscall), else by a confined open of its path.
+// statNode fills st for n: through a cached descriptor when there is one
+// (one syscall), else by a confined open of its path (node.stat).
 func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
 	if n.exp == nil {
 		s.pseudoStat(n, st)
 		return nfs4.OK
 	}
-	n.mu.Lock()
-	fd := n.fd
-	if fd >= 0 {
-		err := unix.Fstat(fd, st)
-		n.mu.Unlock()
-		if err != nil {
-			return errno(err)
-		}
-		return nfs4.OK
-	}
-	n.mu.Unlock()
 	if err := n.stat(st); err != nil {
 		if err == unix.ENOENT || err == unix.ENOTDIR {
 			return nfs4.ErrStale

@@ -1,6 +1,8 @@
 package nfs
 
 import (
+	"golang.org/x/sys/unix"
+
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -49,6 +51,38 @@ type compound struct {
 	caller Cred
 	accExp *export
 	opts   ClientOptions
+
+	// memo holds the attributes LOOKUP just read of the file it made
+	// current, so the GETATTR clients send right after it (PUTFH, LOOKUP,
+	// GETFH, GETATTR) does not read them again. Any operation other than
+	// GETFH, GETATTR and ACCESS forgets it (exec).
+	memo attrMemo
+}
+
+// attrMemo is an operation's fresh stat of node n.
+type attrMemo struct {
+	n  *node
+	st unix.Stat_t
+}
+
+// remember notes st as n's current attributes (see compound.memo).
+func (c *compound) remember(n *node, st *unix.Stat_t) {
+	c.memo.n = n
+	c.memo.st = *st
+}
+
+// recall fills st from the memo when it holds n's attributes.
+func (c *compound) recall(n *node, st *unix.Stat_t) bool {
+	if c.memo.n == nil || c.memo.n != n {
+		return false
+	}
+	*st = c.memo.st
+	return true
+}
+
+// keepsMemo reports the operations that change nothing a memo describes.
+func keepsMemo(op uint32) bool {
+	return op == nfs4.OpGetfh || op == nfs4.OpGetattr || op == nfs4.OpAccess
 }
 
 // compound executes a COMPOUND call from connection conn; rec is the
@@ -173,6 +207,9 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	bodyPos := c.e.Pos()
 	segs, reads := len(c.rep.segs), len(c.rep.Reads)
 	c.beginOp()
+	if !keepsMemo(op) {
+		c.memo.n = nil
+	}
 	st := c.refuseReadOnly(op)
 	if st == nfs4.OK && info.flags&opModifies != 0 {
 		st = c.checkRoom(info.rsize(c), more)

@@ -68,8 +68,14 @@ func (e *export) openAt(dirfd int, rel string, flags int, mode uint32) (int, err
 // found again through its kernel handle — the path the kernel gives for
 // it, itself opened and checked the same way — and n is repointed.
 func (n *node) open(flags int, cr *Cred) (int, error) {
+	var st unix.Stat_t
+	return n.openStat(flags, cr, &st)
+}
+
+// openStat is open, leaving in st the attributes its check read.
+func (n *node) openStat(flags int, cr *Cred, st *unix.Stat_t) (int, error) {
 	rel := n.path()
-	fd, err := n.openPath(rel, flags, cr)
+	fd, err := n.openPath(rel, flags, cr, st)
 	if err != unix.ESTALE && err != unix.ENOENT && err != unix.ENOTDIR || n.exp == nil {
 		return fd, err
 	}
@@ -77,15 +83,16 @@ func (n *node) open(flags int, cr *Cred) (int, error) {
 	if ferr != nil || now == rel {
 		return fd, err
 	}
-	fd, err = n.openPath(now, flags, cr)
+	fd, err = n.openPath(now, flags, cr, st)
 	if err == nil {
 		n.setPath(now)
 	}
 	return fd, err
 }
 
-// openPath opens n's file at rel and checks it.
-func (n *node) openPath(rel string, flags int, cr *Cred) (int, error) {
+// openPath opens n's file at rel and checks it, leaving its attributes in
+// st.
+func (n *node) openPath(rel string, flags int, cr *Cred, st *unix.Stat_t) (int, error) {
 	if flags&unix.O_PATH == 0 && !n.isReg() && !n.isDir() {
 		return -1, errNotRegular
 	}
@@ -111,7 +118,7 @@ func (n *node) openPath(rel string, flags int, cr *Cred) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if err := n.check(fd); err != nil {
+	if err := n.check(fd, st); err != nil {
 		unix.Close(fd)
 		return -1, err
 	}
@@ -125,10 +132,10 @@ func (n *node) openPath(rel string, flags int, cr *Cred) (int, error) {
 	return fd, nil
 }
 
-// check reports whether fd is n's file: same device and inode.
-func (n *node) check(fd int) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+// check reports whether fd is n's file: same device and inode. st gets
+// fd's attributes.
+func (n *node) check(fd int, st *unix.Stat_t) error {
+	if err := unix.Fstat(fd, st); err != nil {
 		return err
 	}
 	if st.Ino != n.ino || st.Dev != n.dev {
@@ -138,22 +145,46 @@ func (n *node) check(fd int) error {
 }
 
 // stat fills st for n by a confined O_PATH open of its path.
+// A descriptor n keeps open answers without an open; a directory's O_PATH
+// descriptor is kept for the next request (pathFD).
 func (n *node) stat(st *unix.Stat_t) error {
-	fd, err := n.open(unix.O_PATH, nil)
+	if ok, err := n.fstatCached(st); ok {
+		return removedDir(n, st, err)
+	}
+	if n.isDir() {
+		fd, err := n.pathFD()
+		if err != nil {
+			return err
+		}
+		defer n.unpin()
+		return removedDir(n, st, unix.Fstat(fd, st))
+	}
+	fd, err := n.openStat(unix.O_PATH, nil, st)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	return unix.Fstat(fd, st)
+	unix.Close(fd)
+	return nil
 }
 
-// openDirFD opens directory n (O_PATH) for the *at syscalls that change or
-// read it, checked to be n.
-func (n *node) openDirFD() (int, error) {
+// removedDir turns the attributes of a directory removed since its
+// descriptor was kept (no links left) into ESTALE, as a lookup by path
+// would have: nothing can be made or found in it any more.
+func removedDir(n *node, st *unix.Stat_t, err error) error {
+	if err == nil && n.isDir() && st.Nlink == 0 {
+		return unix.ESTALE
+	}
+	return err
+}
+
+// dirFD returns directory n's O_PATH descriptor (checked to be n) for the
+// *at syscalls that change or read it, pinned: the caller calls n.unpin
+// when done with it and never closes it.
+func (n *node) dirFD() (int, error) {
 	if !n.isDir() {
 		return -1, unix.ENOTDIR
 	}
-	return n.open(unix.O_PATH|unix.O_DIRECTORY, nil)
+	return n.pathFD()
 }
 
 // statChild stats name (one component, checked by checkName) in directory

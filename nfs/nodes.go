@@ -23,6 +23,7 @@ type node struct {
 	direct int // cached O_DIRECT descriptor, -1 until opened, -2 when refused
 	wfd    int // cached read-write descriptor, -1 until opened
 	dwfd   int // cached O_DIRECT write descriptor, -1 until opened, -2 when refused
+	pfd    int // cached O_PATH descriptor (a directory's dirfd for *at calls), -1 until opened
 	extent extentCache
 	acl    aclCache // whether the file has a POSIX ACL (access.go)
 
@@ -189,6 +190,52 @@ func (n *node) closeFDsLocked() {
 		unix.Close(n.dwfd)
 	}
 	n.dwfd = -1
+	if n.pfd >= 0 {
+		unix.Close(n.pfd)
+	}
+	n.pfd = -1
+}
+
+// pathFD returns n's cached O_PATH descriptor, opened and checked on first
+// use, and pinned: the caller calls n.unpin when done with it. A directory
+// that LOOKUP, CREATE, REMOVE... work in stays open between requests, so
+// each of them costs its own *at call and not a confined open, an fstat
+// and a close of the directory as well. Like the data descriptors it
+// follows the inode, not the path: a rename does not disturb it.
+func (n *node) pathFD() (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.used.Store(true)
+	if n.pfd < 0 {
+		fd, err := n.open(unix.O_PATH, nil)
+		if err != nil {
+			return -1, err
+		}
+		n.pfd = fd
+		n.exp.fds.opened(n)
+	}
+	// Pinned even on a dropped node: its last unpin closes the descriptor.
+	n.pins++
+	return n.pfd, nil
+}
+
+// fstatCached fills st from one of n's cached descriptors; false when it
+// has none open.
+func (n *node) fstatCached(st *unix.Stat_t) (bool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	fd := n.pfd
+	switch {
+	case n.fd >= 0:
+		fd = n.fd
+	case n.wfd >= 0:
+		fd = n.wfd
+	}
+	if fd < 0 {
+		return false, nil
+	}
+	n.used.Store(true)
+	return true, unix.Fstat(fd, st)
 }
 
 // writeFD returns a cached read-write descriptor for a regular file. The
@@ -235,7 +282,7 @@ func newNode(e *export, rel string, st *unix.Stat_t, fd int) *node {
 		return nil
 	}
 	return &node{exp: e, rel: rel, fs: f.id, dev: st.Dev, ino: st.Ino, mode: st.Mode & unix.S_IFMT,
-		fd: -1, direct: -1, wfd: -1, dwfd: -1}
+		fd: -1, direct: -1, wfd: -1, dwfd: -1, pfd: -1}
 }
 
 func (n *node) path() string {

@@ -124,6 +124,7 @@ func opLookup(c *compound) uint32 {
 		return errno(err)
 	}
 	c.setFH(n)
+	c.remember(n, &st)
 	return nfs4.OK
 }
 
@@ -157,6 +158,15 @@ func (c *compound) lookupParent() uint32 {
 	return nfs4.OK
 }
 
+// statFH fills st for the current filehandle: from the memo of the LOOKUP
+// that made it current when there is one, else from the file.
+func (c *compound) statFH(st *unix.Stat_t) uint32 {
+	if c.recall(c.cfh, st) {
+		return nfs4.OK
+	}
+	return c.s.statNode(c.cfh, st)
+}
+
 func opGetattr(c *compound) uint32 {
 	req := nfs4.DecodeBitmap(c.d)
 	if c.d.Err() != nil {
@@ -166,7 +176,7 @@ func opGetattr(c *compound) uint32 {
 		return s
 	}
 	var st unix.Stat_t
-	if s := c.s.statNode(c.cfh, &st); s != nfs4.OK {
+	if s := c.statFH(&st); s != nfs4.OK {
 		return s
 	}
 	c.delegAttrs(c.cfh, req, &st) // another client's write delegation (deleg.go)
@@ -183,7 +193,7 @@ func opAccess(c *compound) uint32 {
 		return s
 	}
 	var st unix.Stat_t
-	if s := c.s.statNode(c.cfh, &st); s != nfs4.OK {
+	if s := c.statFH(&st); s != nfs4.OK {
 		return s
 	}
 	supported, granted := c.accessResult(c.cfh, &st, want)

@@ -36,7 +36,7 @@ func (c *compound) openDir(n *node) (dirOp, uint32) {
 	if n.exp == nil {
 		return dirOp{}, nfs4.ErrRofs
 	}
-	fd, err := n.openDirFD()
+	fd, err := n.dirFD()
 	if err == unix.ENOTDIR {
 		return dirOp{}, nfs4.ErrNotdir
 	}
@@ -47,8 +47,8 @@ func (c *compound) openDir(n *node) (dirOp, uint32) {
 		return dirOp{}, errno(err)
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
+	if err := removedDir(n, &st, unix.Fstat(fd, &st)); err != nil {
+		n.unpin()
 		return dirOp{}, errno(err)
 	}
 	return dirOp{n: n, fd: fd, before: changeAttr(&st)}, nfs4.OK
@@ -61,7 +61,7 @@ func (d dirOp) done() changeInfo {
 	if unix.Fstat(d.fd, &st) == nil {
 		after = changeAttr(&st)
 	}
-	unix.Close(d.fd)
+	d.n.unpin()
 	return changeInfo{d.before, after}
 }
 

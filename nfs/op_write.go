@@ -20,14 +20,14 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
 	if a.attrs.mask.Has(nfs4.AttrMode) {
 		mode = a.attrs.mode
 	}
-	dfd, err := dir.openDirFD()
+	dfd, err := dir.dirFD()
 	if err != nil {
 		if err == unix.ENOENT {
 			err = unix.ESTALE
 		}
 		return nil, errno(err)
 	}
-	defer unix.Close(dfd)
+	defer dir.unpin()
 	fd, err := dir.exp.createIn(c.cred, dfd, string(a.name), flags, mode)
 	exclusive := a.createMode == nfs4.CreateExclusive || a.createMode == nfs4.CreateExclusive41
 	if err == unix.EEXIST && exclusive {

@@ -116,7 +116,7 @@ func newPseudoDir(p []string, up *pseudoDir) *pseudoDir {
 		binary.BigEndian.PutUint64(h[4:], id)
 		ino = id
 	}
-	return &pseudoDir{up: up, node: &node{rel: rel, ino: ino, mode: unix.S_IFDIR, handle: h, fd: -1, direct: -1, wfd: -1, dwfd: -1}}
+	return &pseudoDir{up: up, node: &node{rel: rel, ino: ino, mode: unix.S_IFDIR, handle: h, fd: -1, direct: -1, wfd: -1, dwfd: -1, pfd: -1}}
 }
 
 // buildTable opens the exports of list (reusing those of the table in

@@ -156,16 +156,16 @@ func handleOrNil(kh unix.FileHandle, err error) *unix.FileHandle {
 // lookupChild finds name in directory dir and returns its node; st gets
 // its attributes.
 func (s *Server) lookupChild(dir *node, name string, st *unix.Stat_t) (*node, error) {
-	dfd, err := dir.openDirFD()
+	dfd, err := dir.dirFD()
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(dfd)
+	defer dir.unpin()
 	return s.lookupChildAt(dir, dfd, name, st)
 }
 
 // lookupChildAt is lookupChild with dir already open as dirfd (from
-// dir.openDirFD or another checked open of dir).
+// dir.dirFD or another checked open of dir).
 func (s *Server) lookupChildAt(dir *node, dirfd int, name string, st *unix.Stat_t) (*node, error) {
 	if err := statChild(dirfd, name, st); err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (s *Server) nodeAt(dir *node, dirfd int, name string, st *unix.Stat_t) (*no
 		return old, nil
 	}
 	n := &node{exp: e, rel: rel, fs: f.id, dev: st.Dev, ino: st.Ino, mode: st.Mode & unix.S_IFMT,
-		fd: -1, direct: -1, wfd: -1, dwfd: -1}
+		fd: -1, direct: -1, wfd: -1, dwfd: -1, pfd: -1}
 	n.handle = s.fhKey.makeHandle(e, f.id, st.Ino, khp)
 	return s.adopt(n), nil
 }
