@@ -29,7 +29,7 @@
 #
 # Env: WORK (/tmp/nfsd-uring-bench/peer), BASE_PORT (31500), IO500_SIZE (256M),
 # FILES (2000), RM_SIZE (256M), COLD_SIZE (1G), MIXED (mixed-16h), OPS (100000), REPS (3),
-# SKIP_IO500=1, NO_BUILD=1.
+# SKIP_IO500=1, NO_BUILD=1, FRESH_FS (1: each export on a new ext4 image, see lib.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 install_traps
@@ -50,8 +50,16 @@ command -v ganesha.nfsd >/dev/null || die "ganesha.nfsd missing: apt-get install
 command -v fio >/dev/null || die "fio missing: apt-get install -y fio"
 build
 bash "$ROOT/bench/peer/ganesha.sh" stop >/dev/null 2>&1 || true
+unmount_under "$WORK"
 rm -rf "$WORK"
 mkdir -p "$WORK"/{uring,portable,ganesha,json,state}
+# Each server's export on its own fresh ext4 (lib.sh fresh_fs) unless
+# FRESH_FS=0: the same starting point for all, and no slow creates left
+# over from an earlier run's deletes.
+if [ "${FRESH_FS:-1}" = 1 ]; then
+	for d in uring portable ganesha; do fresh_fs "$WORK/$d"; done
+fi
+trap 'cleanup; unmount_fresh' EXIT
 RES=$WORK/results.jsonl
 : >"$RES"
 machine_note
@@ -63,7 +71,7 @@ start_server CPID "$CPORT" "$WORK/cores2.log" --export "$WORK/uring" --engine ur
 bash "$ROOT/bench/peer/ganesha.sh" start "$WORK/ganesha" "$GPORT" >&2
 GPID=$(cat "$GANESHA_RUN/ganesha.pid")
 stop_ganesha() { bash "$ROOT/bench/peer/ganesha.sh" stop >/dev/null 2>&1 || true; }
-trap 'stop_ganesha; cleanup' EXIT
+trap 'stop_ganesha; cleanup; unmount_fresh' EXIT
 
 declare -A ADDR=([uring]=127.0.0.1:$UPORT [portable]=127.0.0.1:$PPORT [ganesha]=127.0.0.1:$GPORT
 	[buffered]=127.0.0.1:$BPORT [cores2]=127.0.0.1:$CPORT)
