@@ -23,6 +23,7 @@ const (
 	kRecv
 	kSend
 	kRead
+	kSplice // a spliced read (uring_splice.go)
 )
 
 func ud(kind uint64, sub int, slot uint32) uint64 {
@@ -77,6 +78,7 @@ type loop struct {
 	reqs      []*ureq
 	freeReqs  []uint32
 	pool      slabPool
+	pipes     pipes
 	cqes      []ring.CQE
 	// enterFailed: an unexpected io_uring_enter error was logged.
 	enterFailed bool
@@ -183,6 +185,7 @@ func (l *loop) teardown() {
 		unix.Close(l.efd)
 	}
 	l.pool.release()
+	l.pipes.close()
 }
 
 // serve runs until stopped and every connection is gone, then cancels the
@@ -241,9 +244,11 @@ func (l *loop) complete(c ring.CQE) {
 	case kRecv:
 		l.conns[slot].onRecv(c)
 	case kSend:
-		l.reqs[slot].onSend(c)
+		l.reqs[slot].onSend(sub, c)
 	case kRead:
 		l.reqs[slot].onRead(sub, c)
+	case kSplice:
+		l.reqs[slot].onSplice(sub, c)
 	}
 }
 

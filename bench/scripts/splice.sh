@@ -98,7 +98,7 @@ if [ "${PERF:-0}" = 1 ]; then
 		kill -INT "$ppid"
 		wait "$ppid" || true
 		perf report -i "$WORK/perf-$name.data" --no-children --percent-limit 1.5 --stdio 2>/dev/null |
-			grep -v '^$' | head -120 >"$WORK/perf-$name.txt"
+			grep -v '^$' | head -120 >"$WORK/perf-$name.txt" || true
 		log "perf profile of $name: $WORK/perf-$name.txt"
 	done
 	# The perf rows are not part of the medians.
