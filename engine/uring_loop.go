@@ -79,6 +79,7 @@ type loop struct {
 	freeReqs  []uint32
 	pool      slabPool
 	pipes     pipes
+	synth     []ring.CQE // EXPERIMENT: results of splices made synchronously
 	cqes      []ring.CQE
 	// enterFailed: an unexpected io_uring_enter error was logged.
 	enterFailed bool
@@ -201,6 +202,14 @@ func (l *loop) serve() {
 				l.cancel(ud(kWake, 0, 0))
 				l.cancelled = true
 			}
+		}
+		if len(l.synth) > 0 {
+			s := l.synth
+			l.synth = nil
+			for _, c := range s {
+				l.complete(c)
+			}
+			continue
 		}
 		n := l.r.PeekBatch(l.cqes)
 		if n == 0 {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -138,6 +139,12 @@ func (r *ureq) trySplice(p ioPlan) bool {
 // submitSplice moves the rest of read i from the file into the pipe.
 func (r *ureq) submitSplice(i int) {
 	p := &r.plans[i]
+	if syncSplice {
+		off := p.Off + int64(r.got[i])
+		n, err := unix.Splice(p.FD, &off, r.pipe.w, nil, p.Len-r.got[i], 0)
+		r.c.l.synth = append(r.c.l.synth, ring.CQE{UserData: ud(kSplice, i, r.slot), Res: res(n, err)})
+		return
+	}
 	s := r.c.l.sqe()
 	s.PrepSplice(p.FD, p.Off+int64(r.got[i]), r.pipe.w, -1, uint32(p.Len-r.got[i]), 0)
 	s.UserData = ud(kSplice, i, r.slot)
@@ -186,15 +193,30 @@ func (r *ureq) fromPipe(p []byte) bool {
 
 // sendPipe sends the head reply's next part, which is in its pipe.
 func (c *uconn) sendPipe(head *ureq) {
-	s := c.l.sqe()
 	flags := uint32(0)
 	if len(head.parts) > 1 {
 		flags = unix.SPLICE_F_MORE // the rest of the reply follows at once
 	}
-	s.PrepSplice(head.pipe.r, -1, c.fd, -1, uint32(len(head.parts[0])), flags)
-	s.UserData = ud(kSend, sendSplice, head.slot)
 	c.inWire = 1
 	c.sending = true
+	if syncSplice {
+		n, err := unix.Splice(head.pipe.r, nil, c.fd, nil, len(head.parts[0]), int(flags))
+		c.l.synth = append(c.l.synth, ring.CQE{UserData: ud(kSend, sendSplice, head.slot), Res: res(n, err)})
+		return
+	}
+	s := c.l.sqe()
+	s.PrepSplice(head.pipe.r, -1, c.fd, -1, uint32(len(head.parts[0])), flags)
+	s.UserData = ud(kSend, sendSplice, head.slot)
+}
+
+// EXPERIMENT: splice with system calls on the loop's thread, not io-wq.
+var syncSplice = os.Getenv("NFSD_SPLICE_SYNC") == "1"
+
+func res(n int64, err error) int32 {
+	if err != nil {
+		return -int32(err.(unix.Errno))
+	}
+	return int32(n)
 }
 
 // sendSplice marks a send that is a splice from the head reply's pipe.
