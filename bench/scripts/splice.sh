@@ -85,7 +85,7 @@ run_nfs() {
 		--local-dir "$WORK/export" --layouts data --size "$SIZE" --cache cached --read-ops READ,READ_PLUS \
 		--conns 1 --depth 16 --rsize 1M --no-verify --no-progress --json "$j" >"$WORK/json/$name-$rep.out" 2>&1 ||
 		die "nfsbench $name failed: $(tail -3 "$WORK/json/$name-$rep.out")"
-	cat "$j" >>"$RES"
+	sed "s/^{/{\"rep\": \"$rep\", /" "$j" >>"$RES"
 }
 
 for rep in $(seq "$REPS"); do
@@ -111,7 +111,7 @@ if [ "${PERF:-0}" = 1 ]; then
 		log "perf profile of $name: $WORK/perf-$name.txt"
 	done
 	# The perf rows are not part of the medians.
-	grep -v '"perf"' "$RES" >"$RES.tmp" || true
+	grep -v '"rep": "perf"' "$RES" >"$RES.tmp" || true
 	mv "$RES.tmp" "$RES"
 fi
 
