@@ -69,11 +69,6 @@ type Options struct {
 	// SendZC makes the io_uring engine send large replies (64 KiB and up)
 	// with SENDMSG_ZC. Off by default: see BENCHMARKS.md.
 	SendZC bool
-	// SpliceReads: "on" makes the io_uring engine send the data of cached
-	// READ and READ_PLUS replies of 64 KiB and more from the page cache
-	// through a pipe (IORING_OP_SPLICE), with no copy in user space; "off"
-	// copies; "auto" (or "") is on. See uring_splice.go and BENCHMARKS.md.
-	SpliceReads string
 	// Metrics receives the engine's counters (nil: a private set).
 	Metrics *metrics.Set
 }
@@ -103,9 +98,6 @@ var Names = []string{"uring", "portable"}
 func New(name string, h nfs.Handler, opts Options) (Engine, error) {
 	opts.defaults()
 	if _, err := parseDIO(opts.DirectIO); err != nil {
-		return nil, err
-	}
-	if _, err := parseSplice(opts.SpliceReads); err != nil {
 		return nil, err
 	}
 	switch name {

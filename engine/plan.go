@@ -90,9 +90,8 @@ type readPolicy struct {
 	cold func(fd int, off int64, n int) bool
 
 	// Counters for tests and measurements (stats); fixed counts reads
-	// the io_uring engine made into registered buffers, spliced the reads
-	// it sent from a pipe (uring_splice.go).
-	direct, buffered, probes, fixed, spliced atomic.Uint64
+	// the io_uring engine made into registered buffers.
+	direct, buffered, probes, fixed atomic.Uint64
 }
 
 func newReadPolicy(mode dioMode) *readPolicy {
@@ -215,12 +214,11 @@ func uncached(fd int, off int64, n int) bool {
 
 // readStats counts an engine's read plans since start: Direct and
 // Buffered reads, Probes (cachestat calls made by --direct-reads auto) and
-// Fixed (submissions into registered buffers), Spliced (reads sent from a
-// pipe).
+// Fixed (submissions into registered buffers).
 type readStats struct {
-	Direct, Buffered, Probes, Fixed, Spliced uint64
+	Direct, Buffered, Probes, Fixed uint64
 }
 
 func (p *readPolicy) stats() readStats {
-	return readStats{Direct: p.direct.Load(), Buffered: p.buffered.Load(), Probes: p.probes.Load(), Fixed: p.fixed.Load(), Spliced: p.spliced.Load()}
+	return readStats{Direct: p.direct.Load(), Buffered: p.buffered.Load(), Probes: p.probes.Load(), Fixed: p.fixed.Load()}
 }

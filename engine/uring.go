@@ -44,8 +44,6 @@ type Uring struct {
 	inline    inliner     // h, when it can tell quick records apart
 	rio       *ringIO     // rings for the writes of opts.FileIO
 	noZC      atomic.Bool // SENDMSG_ZC refused: plain sends only
-	noSplice  atomic.Bool // a socket refused a splice: copy reads only
-	splice    bool        // Options.SpliceReads
 	opts      Options
 	reads     *readPolicy
 	loops     []*loop
@@ -83,11 +81,7 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	splice, err := parseSplice(opts.SpliceReads)
-	if err != nil {
-		return nil, err
-	}
-	e := &Uring{h: h, opts: opts, reads: newReadPolicy(dio), splice: splice, lns: map[net.Listener]struct{}{},
+	e := &Uring{h: h, opts: opts, reads: newReadPolicy(dio), lns: map[net.Listener]struct{}{},
 		gate: connGate{max: int64(opts.MaxConns), stats: opts.Metrics}, budget: newPartialBudget(opts.MaxPartialBytes, opts.Metrics),
 		stopSweep: make(chan struct{})}
 	opts.Metrics.AddGauge(e.gate.gauge())

@@ -23,7 +23,6 @@ const (
 	kRecv
 	kSend
 	kRead
-	kSplice // a spliced read (uring_splice.go)
 )
 
 func ud(kind uint64, sub int, slot uint32) uint64 {
@@ -78,8 +77,6 @@ type loop struct {
 	reqs      []*ureq
 	freeReqs  []uint32
 	pool      slabPool
-	pipes     pipes
-	synth     []ring.CQE // EXPERIMENT: results of splices made synchronously
 	cqes      []ring.CQE
 	// enterFailed: an unexpected io_uring_enter error was logged.
 	enterFailed bool
@@ -186,7 +183,6 @@ func (l *loop) teardown() {
 		unix.Close(l.efd)
 	}
 	l.pool.release()
-	l.pipes.close()
 }
 
 // serve runs until stopped and every connection is gone, then cancels the
@@ -202,14 +198,6 @@ func (l *loop) serve() {
 				l.cancel(ud(kWake, 0, 0))
 				l.cancelled = true
 			}
-		}
-		if len(l.synth) > 0 {
-			s := l.synth
-			l.synth = nil
-			for _, c := range s {
-				l.complete(c)
-			}
-			continue
 		}
 		n := l.r.PeekBatch(l.cqes)
 		if n == 0 {
@@ -253,11 +241,9 @@ func (l *loop) complete(c ring.CQE) {
 	case kRecv:
 		l.conns[slot].onRecv(c)
 	case kSend:
-		l.reqs[slot].onSend(sub, c)
+		l.reqs[slot].onSend(c)
 	case kRead:
 		l.reqs[slot].onRead(sub, c)
-	case kSplice:
-		l.reqs[slot].onSplice(sub, c)
 	}
 }
 

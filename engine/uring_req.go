@@ -26,9 +26,6 @@ type ureq struct {
 	charge    int // bytes counted in c.queued
 	recCharge int // record bytes counted in c.recBytes
 
-	pipe   *pipe // the read's data is in this pipe (uring_splice.go)
-	inPipe int   // bytes in it not yet sent
-
 	zcNotifs int  // zero-copy sends whose notification is still due
 	sent     bool // the reply is out; release waits for zcNotifs
 }
@@ -121,11 +118,7 @@ func (r *ureq) startReads() {
 			continue
 		}
 		r.pending++
-		if r.trySplice(p) {
-			r.submitSplice(i)
-		} else {
-			r.submitRead(i)
-		}
+		r.submitRead(i)
 	}
 	r.c.queued += r.charge
 	if r.pending == 0 {
@@ -214,7 +207,6 @@ func (c *uconn) sendNext() {
 	zc := c.l.e.opts.SendZC && !c.l.e.noZC.Load() && head.charge >= zcMin
 	head.iov = head.iov[:0]
 	c.inWire = 0
-	piped := false // the batch stops at data in a pipe (uring_splice.go)
 	for _, r := range c.sendQ {
 		// A zero-copy send carries one reply: its notification then
 		// releases exactly that reply's buffers.
@@ -222,25 +214,11 @@ func (c *uconn) sendNext() {
 			break
 		}
 		for _, p := range r.parts {
-			if piped = r.fromPipe(p); piped {
-				break // sent after this batch, from the pipe
-			}
 			if len(p) > 0 && len(head.iov) < maxIov {
 				head.iov = append(head.iov, unix.Iovec{Base: &p[0], Len: uint64(len(p))})
 			}
 		}
 		c.inWire++
-		if piped {
-			break
-		}
-	}
-	if len(head.iov) == 0 {
-		c.sendPipe(head)
-		return
-	}
-	flags := unix.MSG_NOSIGNAL | unix.MSG_WAITALL
-	if piped {
-		flags |= unix.MSG_MORE // the data follows at once, from the pipe
 	}
 	head.msg = unix.Msghdr{Iov: &head.iov[0]}
 	head.msg.SetIovlen(len(head.iov))
@@ -252,7 +230,7 @@ func (c *uconn) sendNext() {
 	} else {
 		// MSG_WAITALL lets io_uring retry a partial send itself; onSend
 		// still copes with short results.
-		s.PrepSendmsg(c.fd, &head.msg, flags)
+		s.PrepSendmsg(c.fd, &head.msg, unix.MSG_NOSIGNAL|unix.MSG_WAITALL)
 	}
 	s.UserData = ud(kSend, 0, head.slot)
 	c.sending = true
@@ -287,7 +265,7 @@ func (r *ureq) releaseSent() {
 	r.release()
 }
 
-func (r *ureq) onSend(sub int, cqe ring.CQE) {
+func (r *ureq) onSend(cqe ring.CQE) {
 	if cqe.Notif() {
 		r.onSendNotif()
 		return
@@ -307,18 +285,8 @@ func (r *ureq) onSend(sub int, cqe ring.CQE) {
 		c.sendNext()
 		return
 	}
-	if sub == sendSplice && (cqe.Res == -int32(unix.EINVAL) || cqe.Res == -int32(unix.EOPNOTSUPP)) && r.unsplice() {
-		// This socket does not take spliced pages: send copies from now on.
-		c.l.e.opts.Logger.Warn("uring: splice to socket refused, sending copies", "err", unix.Errno(-cqe.Res))
-		c.l.e.noSplice.Store(true)
-		c.sendNext()
-		return
-	}
 	if cqe.Res > 0 {
 		c.tmo.active.Store(true)
-		if sub == sendSplice {
-			r.inPipe -= int(cqe.Res)
-		}
 	}
 	if cqe.Res < 0 {
 		c.l.e.opts.Logger.Debug("uring: send failed", "remote", c.st.Remote, "err", unix.Errno(-cqe.Res))
@@ -393,7 +361,6 @@ func (r *ureq) release() {
 			l.pool.put(b)
 		}
 	}
-	r.releasePipe()
 	clear(r.bufs)
 	r.bufs = r.bufs[:0]
 	c.queued -= r.charge

@@ -135,20 +135,6 @@ func (r *Reply) CompleteRead(i int, data []byte) {
 	}
 }
 
-// ReadIsOnePiece says whether Reads[i]'s bytes go into the reply whole and
-// as one piece (a READ, or a READ_PLUS of data only), with a short read
-// only shortening it (not a replay, whose lengths are fixed): the engine
-// may then send them straight from a pipe instead of a buffer, giving
-// CompleteRead a buffer of the right length it never fills.
-func (r *Reply) ReadIsOnePiece(i int) bool {
-	rd := &r.Reads[i]
-	if r.zeroFill || rd.last-rd.first != 1 {
-		return false
-	}
-	sg := &r.segs[rd.first]
-	return sg.off == 0 && sg.n == rd.Len
-}
-
 // Iovecs returns the reply, record marker included, as buffers to send in
 // order.
 func (r *Reply) Iovecs() [][]byte {

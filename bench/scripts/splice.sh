@@ -12,9 +12,15 @@
 # cli s/GiB is the load generator's CPU per GiB (iperf3's own figure for its
 # client; nfsbench's): on a machine where client and server share the CPUs
 # it bounds the throughput.
-# Servers: VARIANTS="copy:--splice-reads=off splice:--splice-reads=on" by
-# default; VARIANTS="copy:" on a build without --splice-reads; words are
-# comma-separated, VAR=value words go to the server's environment.
+# Servers: VARIANTS="name:words name:words ...", words comma-separated:
+# --flags for nfsd-uring, VAR=value for its environment. Default "copy:"
+# (the engine as it is). The splice prototype measured in BENCHMARKS.md
+# (issue 10 goal 3) was dropped; to measure it again, build its commit
+# (6babe2e, in this branch's history: git worktree add /tmp/proto 6babe2e,
+# go build -o /tmp/proto/bin/ ./cmd/nfsd-uring ./cmd/nfsbench there) and
+# run BIN=/tmp/proto/bin NO_BUILD=1 with
+# VARIANTS="copy:--splice-reads=off splice:--splice-reads=on sync:--splice-reads=on,NFSD_SPLICE_SYNC=1"
+# (sync: the same splices as plain system calls on the loop's thread).
 # Env: WORK (/tmp/nfsd-uring-bench/splice), BASE_PORT (31600), SIZE (1G),
 # REPS (3), VARIANTS, NO_BUILD=1, PERF=1 (perf record -g each nfsd-uring for
 # one extra run: $WORK/perf-<name>.txt).
@@ -26,7 +32,7 @@ WORK=${WORK:-/tmp/nfsd-uring-bench/splice}
 BASE_PORT=${BASE_PORT:-31600}
 SIZE=${SIZE:-1G}
 REPS=${REPS:-3}
-VARIANTS=${VARIANTS:-"copy:--splice-reads=off splice:--splice-reads=on"}
+VARIANTS=${VARIANTS:-"copy:"}
 command -v iperf3 >/dev/null || die "iperf3 missing: apt-get install -y iperf3"
 build
 rm -rf "$WORK"

@@ -95,7 +95,6 @@ func run() error {
 	slots := flag.Int("slots", 128, "session slots offered to each client")
 	splitWrites := flag.Bool("split-writes", true, "with --io-mode direct, split misaligned large writes into buffered head, O_DIRECT middle, buffered tail (false: write them whole, buffered with RWF_DONTCACHE)")
 	sendZC := flag.Bool("send-zc", false, "io_uring engine: send replies of 64 KiB and more with SENDMSG_ZC (measured slower over loopback; try it on a real NIC)")
-	spliceReads := flag.String("splice-reads", "auto", "io_uring engine: send the data of cached READs of 64 KiB and more from the page cache through a pipe, no copy (auto = on, on, off)")
 	directIO := flag.String("direct-reads", "auto", "O_DIRECT for file reads: auto (ranges not in the page cache go O_DIRECT, cached ones buffered), on or off")
 	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
 	maxClients := flag.Int("max-clients", 0, "client records kept at once (0: default 1024); past it EXCHANGE_ID answers NFS4ERR_DELAY")
@@ -185,7 +184,7 @@ func run() error {
 	if *exportsFile != "" {
 		defer reloadOnHUP(*exportsFile, srv, log)()
 	}
-	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: loopCount(*cores), Metrics: stats, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC, SpliceReads: *spliceReads,
+	eng, err := engine.New(*engineName, srv, engine.Options{Logger: log, Cores: loopCount(*cores), Metrics: stats, DirectIO: *directIO, FileIO: fio, SendZC: *sendZC,
 		IdleTimeout: *idleTimeout, RecordTimeout: *recordTimeout, MaxConns: *maxConns, MaxPartialBytes: *maxPartial, MaxQueuedBytes: *maxQueued})
 	if err != nil {
 		return err
