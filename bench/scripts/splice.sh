@@ -21,8 +21,9 @@
 # run BIN=/tmp/proto/bin NO_BUILD=1 with
 # VARIANTS="copy:--splice-reads=off splice:--splice-reads=on sync:--splice-reads=on,NFSD_SPLICE_SYNC=1"
 # (sync: the same splices as plain system calls on the loop's thread).
-# Env: WORK (/tmp/nfsd-uring-bench/splice), BASE_PORT (31600), SIZE (1G),
-# REPS (3), VARIANTS, NO_BUILD=1, PERF=1 (perf record -g each nfsd-uring for
+# Env: WORK (/tmp/nfsd-uring-bench/splice), BASE_PORT (31600), SIZE (4G: at 1G
+# the 10 ms ticks and shared CPUs swing the figures by 2x),
+# REPS (5), VARIANTS, NO_BUILD=1, PERF=1 (perf record -g each nfsd-uring for
 # one extra run: $WORK/perf-<name>.txt).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -30,8 +31,8 @@ install_traps
 
 WORK=${WORK:-/tmp/nfsd-uring-bench/splice}
 BASE_PORT=${BASE_PORT:-31600}
-SIZE=${SIZE:-1G}
-REPS=${REPS:-3}
+SIZE=${SIZE:-4G}
+REPS=${REPS:-5}
 VARIANTS=${VARIANTS:-"copy:"}
 command -v iperf3 >/dev/null || die "iperf3 missing: apt-get install -y iperf3"
 build
