@@ -264,3 +264,40 @@ func TestRegisteredFiles(t *testing.T) {
 	}
 	mustRes(t, do(t, r, func(s *SQE) { s.PrepCloseFixed(5) }), 0)
 }
+
+// TestSplice moves file bytes through a pipe to a socket with SPLICE, as
+// the engine sends READ data: file -> pipe at an odd offset, pipe -> socket.
+func TestSplice(t *testing.T) {
+	r := newRing(t, Options{})
+	want := pattern(200000)
+	fd, _ := tempFile(t, want, 0)
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(sp[0])
+	defer unix.Close(sp[1])
+	const off, n = 1001, 30000
+	mustRes(t, do(t, r, func(s *SQE) { s.PrepSplice(fd, off, p[1], -1, n, 0) }), n)
+	mustRes(t, do(t, r, func(s *SQE) { s.PrepSplice(p[0], -1, sp[0], -1, n, 0) }), n)
+	got := make([]byte, n)
+	for k := 0; k < n; {
+		m, err := unix.Read(sp[1], got[k:])
+		if err != nil || m == 0 {
+			t.Fatalf("read socket: %d, %v", m, err)
+		}
+		k += m
+	}
+	if !bytes.Equal(got, want[off:off+n]) {
+		t.Fatal("spliced bytes differ from the file's")
+	}
+	// At end of file a splice moves what is left, then 0.
+	mustRes(t, do(t, r, func(s *SQE) { s.PrepSplice(fd, int64(len(want)-10), p[1], -1, n, 0) }), 10)
+	mustRes(t, do(t, r, func(s *SQE) { s.PrepSplice(fd, int64(len(want)), p[1], -1, n, 0) }), 0)
+}

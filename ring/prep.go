@@ -63,6 +63,15 @@ func (s *SQE) PrepWriteFixed(fd int, buf []byte, off uint64, bufIndex uint16) {
 	s.BufIndex = bufIndex
 }
 
+// PrepSplice moves up to n bytes from fdIn to fdOut, one of which must be
+// a pipe (io_uring_prep_splice). offIn/offOut are file offsets, or -1 for
+// a pipe or socket (its own position). flags are SPLICE_F_* flags.
+func (s *SQE) PrepSplice(fdIn int, offIn int64, fdOut int, offOut int64, n uint32, flags uint32) {
+	s.prepRW(OpSplice, fdOut, uint64(offIn), n, uint64(offOut))
+	s.FileIndex = uint32(int32(fdIn))
+	s.OpFlags = flags
+}
+
 // PrepFsync syncs fd; flags may be FsyncDatasync.
 func (s *SQE) PrepFsync(fd int, flags uint32) {
 	s.prepRW(OpFsync, fd, 0, 0, 0)
