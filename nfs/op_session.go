@@ -299,7 +299,7 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	if flags&nfs4.CreateSessionConnBackChan != 0 {
 		sess.bindBack(c.conn)
 	}
-	t.sessions[sess.id] = sess
+	t.sessions.put(sess.id, sess)
 	cl.sessions[sess.id] = sess
 	start := c.e.Pos()
 	c.e.Fixed(sess.id[:])
@@ -431,7 +431,7 @@ func opDestroySession(c *compound) uint32 {
 	copy(k[:], sid)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sess := t.sessions[k]
+	sess := t.sessions.get(k)
 	if sess == nil {
 		return nfs4.ErrBadsession
 	}
