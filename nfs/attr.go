@@ -50,23 +50,23 @@ type attrSource struct {
 }
 
 // statNode fills st for n: through the cached descriptor when there is one
-// (one syscall), else by a confined open of its path.
+// (one syscall; pinned, not locked, while it runs), else by a confined
+// open of its path.
 func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
 	if n.exp == nil {
 		s.pseudoStat(n, st)
 		return nfs4.OK
 	}
-	n.mu.Lock()
-	fd := n.fd
-	if fd >= 0 {
-		err := unix.Fstat(fd, st)
-		n.mu.Unlock()
+	n.pin()
+	if fd := n.rfd.Load() - 1; fd >= 0 {
+		err := unix.Fstat(int(fd), st)
+		n.unpin()
 		if err != nil {
 			return errno(err)
 		}
 		return nfs4.OK
 	}
-	n.mu.Unlock()
+	n.unpin()
 	if err := n.stat(st); err != nil {
 		if err == unix.ENOENT || err == unix.ENOTDIR {
 			return nfs4.ErrStale

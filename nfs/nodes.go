@@ -28,8 +28,19 @@ type node struct {
 
 	used   atomic.Bool // touched since the fd cache's last sweep
 	cached bool        // in the export's fd cache (under mu)
-	pins   int         // replies whose reads use the descriptors
-	dead   bool        // dropped from the table: close the descriptors at the last unpin
+
+	// The hot path (pin, readFD, unpin of every READ; statNode) takes
+	// no lock when the file has a descriptor: pins is atomic, and rfd
+	// publishes the descriptor readFD returns. Whoever closes them (under
+	// mu) first withdraws rfd, then checks pins, and backs off if a reply
+	// pinned the node meanwhile; a reader pins first, then loads rfd. So
+	// a reader either sees the withdrawal and takes mu, or is seen by the
+	// closer (closeUnpinnedLocked). Issue 10 goal 5: 16 goroutines
+	// reading one file spent their mutex delay here once the state lock
+	// was gone.
+	pins atomic.Int32 // replies whose reads use the descriptors
+	rfd  atomic.Int32 // readFD's descriptor + 1; 0: none, take mu
+	dead atomic.Bool  // dropped from the table: close the descriptors at the last unpin
 
 	// Guarded by stateTable.mu, not mu.
 	opens  []*openState
@@ -88,7 +99,7 @@ func (t *fileTable) evictIdle(busy func(*node) bool) {
 		if n.fs == 0 && n.ino == n.exp.rootIno || busy(n) || !n.mu.TryLock() {
 			continue
 		}
-		idle := n.pins == 0 && !n.cached
+		idle := n.pins.Load() == 0 && !n.cached
 		n.mu.Unlock()
 		if idle {
 			delete(t.nodes, k)
@@ -131,29 +142,48 @@ func (t *fileTable) drop(n *node) {
 	t.mu.Unlock()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.dead = true
-	if n.pins == 0 {
-		n.closeFDsLocked()
-	}
+	n.dead.Store(true)
+	n.closeUnpinnedLocked()
 }
 
 // pin keeps n's descriptors open while a reply's reads use them: a REMOVE
 // racing with a READ must not close (and let the kernel reuse) a
-// descriptor the engine is about to read.
-func (n *node) pin() {
-	n.mu.Lock()
-	n.pins++
-	n.mu.Unlock()
-}
+// descriptor the engine is about to read. It takes no lock.
+func (n *node) pin() { n.pins.Add(1) }
 
 // unpin releases a pin; the last one closes the descriptors of a dropped
-// node.
+// node. drop stores dead before it looks at pins, and unpin looks at dead
+// after its decrement, so one of the two sees the other and closes.
 func (n *node) unpin() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.pins--
-	if n.pins == 0 && n.dead {
-		n.closeFDsLocked()
+	if n.pins.Add(-1) == 0 && n.dead.Load() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.closeUnpinnedLocked()
+	}
+}
+
+// closeUnpinnedLocked closes n's descriptors unless a reply has n pinned,
+// and reports whether it did. rfd is withdrawn before pins is read (see
+// node): a reader that pins later finds no descriptor without the lock.
+func (n *node) closeUnpinnedLocked() bool {
+	n.rfd.Store(0)
+	if n.pins.Load() > 0 {
+		n.publishLocked()
+		return false
+	}
+	n.closeFDsLocked()
+	return true
+}
+
+// publishLocked makes readFD's answer available without the lock.
+func (n *node) publishLocked() {
+	switch {
+	case n.fd >= 0:
+		n.rfd.Store(int32(n.fd) + 1)
+	case n.wfd >= 0:
+		n.rfd.Store(int32(n.wfd) + 1)
+	default:
+		n.rfd.Store(0)
 	}
 }
 
@@ -173,6 +203,7 @@ func (n *node) closeFDs() {
 }
 
 func (n *node) closeFDsLocked() {
+	n.rfd.Store(0)
 	if n.fd >= 0 && n.fd != n.wfd {
 		unix.Close(n.fd)
 	}
@@ -208,6 +239,7 @@ func (n *node) writeFD(cr Cred) (int, error) {
 		return -1, err
 	}
 	n.wfd = fd
+	n.publishLocked()
 	n.exp.fds.opened(n)
 	return fd, nil
 }
@@ -221,6 +253,7 @@ func (n *node) adoptWriteFD(fd int) bool {
 		return false
 	}
 	n.wfd = fd
+	n.publishLocked()
 	n.exp.fds.opened(n)
 	return true
 }
@@ -250,8 +283,14 @@ func (n *node) setPath(rel string) {
 	n.relMu.Unlock()
 }
 
-// readFD returns a cached read-only descriptor for a regular file.
+// readFD returns a cached read-only descriptor for a regular file. The
+// caller has pinned n (or does not use the descriptor): then a cached one
+// comes without the lock.
 func (n *node) readFD() (int, error) {
+	if fd := n.rfd.Load() - 1; fd >= 0 {
+		n.touch()
+		return int(fd), nil
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.used.Store(true)
@@ -270,8 +309,18 @@ func (n *node) readFD() (int, error) {
 		return -1, err
 	}
 	n.fd = fd
+	n.publishLocked()
 	n.exp.fds.opened(n)
 	return fd, nil
+}
+
+// touch marks n used for the fd cache's clock, writing the flag only when
+// it changes: every READ of a file would otherwise store to one shared
+// cache line.
+func (n *node) touch() {
+	if !n.used.Load() {
+		n.used.Store(true)
+	}
 }
 
 // directFD returns a cached O_DIRECT descriptor for reading, or -1 when
@@ -295,7 +344,7 @@ func (n *node) cachedDirect(slot *int, flags int) int {
 	default:
 		return *slot
 	}
-	if !n.isReg() || n.dead {
+	if !n.isReg() || n.dead.Load() {
 		// A dropped file gets no new descriptor: nothing would close it
 		// once its last reply is gone.
 		return -1
