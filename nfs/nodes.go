@@ -68,10 +68,11 @@ func (n *node) same(o *node) bool {
 }
 
 // fileTable maps handles to nodes. Lookups go by export, filesystem and
-// inode.
+// inode, and take no lock (every PUTFH makes one); mu orders the changes
+// and the walks over the table.
 type fileTable struct {
 	mu       sync.RWMutex
-	nodes    map[nodeKey]*node
+	nodes    lockFreeMap[nodeKey, *node]
 	max      int
 	evicting atomic.Bool
 	busy     func(*node) bool // set by the server: does state refer to n?
@@ -82,7 +83,7 @@ type fileTable struct {
 const defaultMaxNodes = 1 << 20
 
 func newFileTable() *fileTable {
-	return &fileTable{nodes: make(map[nodeKey]*node), max: defaultMaxNodes}
+	return &fileTable{max: defaultMaxNodes}
 }
 
 // evictIdle forgets nodes that nothing holds (no open or lock state, no
@@ -92,8 +93,8 @@ func (t *fileTable) evictIdle(busy func(*node) bool) {
 	defer t.evicting.Store(false)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for k, n := range t.nodes {
-		if len(t.nodes) <= t.max*3/4 {
+	for k, n := range t.nodes.all() {
+		if t.nodes.len() <= t.max*3/4 {
 			return
 		}
 		if n.fs == 0 && n.ino == n.exp.rootIno || busy(n) || !n.mu.TryLock() {
@@ -102,17 +103,12 @@ func (t *fileTable) evictIdle(busy func(*node) bool) {
 		idle := n.pins.Load() == 0 && !n.cached
 		n.mu.Unlock()
 		if idle {
-			delete(t.nodes, k)
+			t.nodes.del(k)
 		}
 	}
 }
 
-func (t *fileTable) get(k nodeKey) *node {
-	t.mu.RLock()
-	n := t.nodes[k]
-	t.mu.RUnlock()
-	return n
-}
+func (t *fileTable) get(k nodeKey) *node { return t.nodes.get(k) }
 
 // put stores n unless a node for the same file exists, and returns the one
 // kept. A node found under a new path (rename, hard link) is repointed.
@@ -120,12 +116,12 @@ func (t *fileTable) put(n *node) *node {
 	k := n.key()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if old := t.nodes[k]; old != nil {
+	if old := t.nodes.get(k); old != nil {
 		old.setPath(n.rel)
 		return old
 	}
-	t.nodes[k] = n
-	if len(t.nodes) > t.max && t.evicting.CompareAndSwap(false, true) {
+	t.nodes.put(k, n)
+	if t.nodes.len() > t.max && t.evicting.CompareAndSwap(false, true) {
 		go t.evictIdle(t.busy)
 	}
 	return n
@@ -136,8 +132,8 @@ func (t *fileTable) drop(n *node) {
 		return
 	}
 	t.mu.Lock()
-	if t.nodes[n.key()] == n {
-		delete(t.nodes, n.key())
+	if t.nodes.get(n.key()) == n {
+		t.nodes.del(n.key())
 	}
 	t.mu.Unlock()
 	n.mu.Lock()
@@ -190,9 +186,9 @@ func (n *node) publishLocked() {
 func (t *fileTable) closeAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for k, n := range t.nodes {
+	for k, n := range t.nodes.all() {
 		n.closeFDs()
-		delete(t.nodes, k)
+		t.nodes.del(k)
 	}
 }
 
