@@ -1,6 +1,7 @@
 package nfs
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -28,9 +29,21 @@ type benchClient struct {
 	seq    uint32
 }
 
+// benchOp encodes the op after SEQUENCE and PUTFH, given the client's
+// open stateid.
+type benchOp func(e *xdr.Encoder, sid nfs4.Stateid)
+
+func read4K(e *xdr.Encoder, sid nfs4.Stateid) {
+	e.Uint32(nfs4.OpRead)
+	sid.Encode(e)
+	e.Uint64(8192)
+	e.Uint32(4096)
+}
+
 // newBenchClients makes parallelClients clients of one server, each with
-// a session and a read open of its file (file(i) names client i's).
-func newBenchClients(b *testing.B, file func(i int) string) (*harness, []*benchClient) {
+// a session and an open (read and write) of its file (file(i) names
+// client i's), sending op.
+func newBenchClients(b *testing.B, file func(i int) string, op benchOp) (*harness, []*benchClient) {
 	t := &testing.T{}
 	dir, state := b.TempDir(), b.TempDir()
 	s, err := NewServer(Config{Exports: []Export{{Path: dir}}, StateDir: state})
@@ -45,25 +58,20 @@ func newBenchClients(b *testing.B, file func(i int) string) (*harness, []*benchC
 		h.sparse(name, 64<<10, [][2]int64{{0, 64 << 10}})
 		p := h.peer(0, fmt.Sprintf("bench-%d", i))
 		p.session()
-		st, sid := p.openFile(name, "o", nfs4.ShareAccessRead)
+		st, sid := p.openFile(name, "o", nfs4.ShareAccessBoth)
 		if st != nfs4.OK {
 			b.Fatalf("open %s: %d", name, st)
 		}
 		fh := p.lookupFH(name)
-		rec, seqPos := benchRecord(p, fh, func(e *xdr.Encoder) {
-			e.Uint32(nfs4.OpRead)
-			sid.Encode(e)
-			e.Uint64(8192)
-			e.Uint32(4096)
-		})
+		rec, seqPos := benchRecord(p, fh, func(e *xdr.Encoder) { op(e, sid) })
 		clients[i] = &benchClient{conn: p.conn, rec: rec, seqPos: seqPos, seq: p.seq}
 	}
 	return h, clients
 }
 
-// send handles one request of cl as an engine would, and reports whether
-// every op succeeded.
-func (cl *benchClient) send(s *Server, rep *Reply, buf []byte) bool {
+// send handles one request of cl as an engine would, and returns the
+// COMPOUND status.
+func (cl *benchClient) send(s *Server, rep *Reply, buf []byte) uint32 {
 	cl.seq++
 	seq := cl.seq
 	p := cl.rec[cl.seqPos:]
@@ -75,11 +83,12 @@ func (cl *benchClient) send(s *Server, rep *Reply, buf []byte) bool {
 	}
 	s.Complete(rep)
 	rep.Iovecs()
-	return len(rep.Reads) == 1
+	// The body, the COMPOUND result, starts with its status.
+	return binary.BigEndian.Uint32(rep.Enc.Header()[rep.bodyPos:])
 }
 
-func benchParallelRead(b *testing.B, file func(i int) string) {
-	h, clients := newBenchClients(b, file)
+func benchParallel(b *testing.B, file func(i int) string, op benchOp) {
+	h, clients := newBenchClients(b, file, op)
 	var next atomic.Int32
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -88,8 +97,8 @@ func benchParallelRead(b *testing.B, file func(i int) string) {
 		rep := NewReply()
 		buf := make([]byte, 4096)
 		for pb.Next() {
-			if !cl.send(h.s, rep, buf) {
-				b.Error("READ failed")
+			if st := cl.send(h.s, rep, buf); st != nfs4.OK {
+				b.Errorf("COMPOUND status %d", st)
 				return
 			}
 		}
@@ -97,14 +106,39 @@ func benchParallelRead(b *testing.B, file func(i int) string) {
 	})
 }
 
+func ownFile(i int) string { return fmt.Sprintf("f%d", i) }
+func oneFile(int) string   { return "f" }
+
 // BenchmarkParallelRead: each client reads its own file, so nothing but
 // server-wide state is shared between the goroutines.
-func BenchmarkParallelRead(b *testing.B) {
-	benchParallelRead(b, func(i int) string { return fmt.Sprintf("f%d", i) })
-}
+func BenchmarkParallelRead(b *testing.B) { benchParallel(b, ownFile, read4K) }
 
 // BenchmarkParallelReadOneFile: all clients read the same file, which
-// adds the file's own lock (descriptor cache, pins) to what is shared.
-func BenchmarkParallelReadOneFile(b *testing.B) {
-	benchParallelRead(b, func(int) string { return "f" })
+// adds the file's own state (descriptor cache, pins) to what is shared.
+func BenchmarkParallelReadOneFile(b *testing.B) { benchParallel(b, oneFile, read4K) }
+
+// BenchmarkParallelGetattr: SEQUENCE, PUTFH, GETATTR of size, change and
+// times, each client on its own file.
+func BenchmarkParallelGetattr(b *testing.B) {
+	benchParallel(b, ownFile, func(e *xdr.Encoder, _ nfs4.Stateid) {
+		e.Uint32(nfs4.OpGetattr)
+		var bm nfs4.Bitmap
+		for _, a := range []int{nfs4.AttrType, nfs4.AttrChange, nfs4.AttrSize, nfs4.AttrTimeModify} {
+			bm.Set(a)
+		}
+		bm.Encode(e)
+	})
+}
+
+// BenchmarkParallelWrite4K: SEQUENCE, PUTFH, WRITE 4 KiB UNSTABLE with the
+// open stateid, each client to its own file.
+func BenchmarkParallelWrite4K(b *testing.B) {
+	data := make([]byte, 4096)
+	benchParallel(b, ownFile, func(e *xdr.Encoder, sid nfs4.Stateid) {
+		e.Uint32(nfs4.OpWrite)
+		sid.Encode(e)
+		e.Uint64(8192)
+		e.Uint32(nfs4.Unstable4)
+		e.Opaque(data)
+	})
 }
