@@ -248,10 +248,11 @@ func churn(t *testing.T, h *harness, owner string) bool {
 }
 
 // TestPinnedDescriptorStaysOpen: a reply that pinned a node and took its
-// descriptor without the node's lock keeps that descriptor open while the
-// fd cache sweeps and the node is dropped (issue 10 goal 5 made both
-// lock-free). The closer opens other files all the while, so a descriptor
-// closed too early would soon name another file; fstat would show it.
+// descriptors (readFD, directFD) without the node's lock keeps them open
+// while the fd cache sweeps and the node is dropped (issue 10 goal 5 made
+// all of these lock-free). The closer opens other files all the while, so
+// a descriptor closed too early would soon name another file; fstat would
+// show it.
 func TestPinnedDescriptorStaysOpen(t *testing.T) {
 	h := newHarness(t)
 	h.session()
@@ -281,13 +282,19 @@ func TestPinnedDescriptorStaysOpen(t *testing.T) {
 					t.Errorf("readFD: %v", err)
 					return
 				}
-				var st unix.Stat_t
-				err = unix.Fstat(fd, &st)
-				n.unpin()
-				if err != nil || st.Ino != want.Ino {
-					t.Errorf("pinned descriptor %d: ino %d, err %v; want ino %d", fd, st.Ino, err, want.Ino)
-					return
+				fds := []int{fd}
+				if d := n.directFD(); d >= 0 { // -1 where O_DIRECT is refused
+					fds = append(fds, d)
 				}
+				for _, fd := range fds {
+					var st unix.Stat_t
+					if err := unix.Fstat(fd, &st); err != nil || st.Ino != want.Ino {
+						t.Errorf("pinned descriptor %d: ino %d, err %v; want ino %d", fd, st.Ino, err, want.Ino)
+						n.unpin()
+						return
+					}
+				}
+				n.unpin()
 			}
 		}()
 	}

@@ -29,17 +29,19 @@ type node struct {
 	used   atomic.Bool // touched since the fd cache's last sweep
 	cached bool        // in the export's fd cache (under mu)
 
-	// The hot path (pin, readFD, unpin of every READ; statNode) takes
-	// no lock when the file has a descriptor: pins is atomic, and rfd
-	// publishes the descriptor readFD returns. Whoever closes them (under
-	// mu) first withdraws rfd, then checks pins, and backs off if a reply
-	// pinned the node meanwhile; a reader pins first, then loads rfd. So
-	// a reader either sees the withdrawal and takes mu, or is seen by the
-	// closer (closeUnpinnedLocked). Issue 10 goal 5: 16 goroutines
+	// The hot path (pin, readFD or directFD, unpin of every READ;
+	// statNode) takes no lock when the file has a descriptor: pins is
+	// atomic, and rfd and dfd publish the descriptors readFD and directFD
+	// return. Whoever closes them (under mu) first withdraws rfd and dfd,
+	// then checks pins, and backs off if a reply pinned the node
+	// meanwhile; a reader pins first, then loads rfd or dfd. So a reader
+	// either sees the withdrawal and takes mu, or is seen by the closer
+	// (closeUnpinnedLocked). Issue 10 goal 5: 16 goroutines
 	// reading one file spent their mutex delay here once the state lock
 	// was gone.
 	pins atomic.Int32 // replies whose reads use the descriptors
 	rfd  atomic.Int32 // readFD's descriptor + 1; 0: none, take mu
+	dfd  atomic.Int32 // directFD's descriptor + 1; -1: refused; 0: take mu
 	dead atomic.Bool  // dropped from the table: close the descriptors at the last unpin
 
 	// Guarded by stateTable.mu, not mu.
@@ -159,10 +161,12 @@ func (n *node) unpin() {
 }
 
 // closeUnpinnedLocked closes n's descriptors unless a reply has n pinned,
-// and reports whether it did. rfd is withdrawn before pins is read (see
-// node): a reader that pins later finds no descriptor without the lock.
+// and reports whether it did. rfd and dfd are withdrawn before pins is
+// read (see node): a reader that pins later finds no descriptor without
+// the lock.
 func (n *node) closeUnpinnedLocked() bool {
 	n.rfd.Store(0)
+	n.dfd.Store(0)
 	if n.pins.Load() > 0 {
 		n.publishLocked()
 		return false
@@ -171,8 +175,17 @@ func (n *node) closeUnpinnedLocked() bool {
 	return true
 }
 
-// publishLocked makes readFD's answer available without the lock.
+// publishLocked makes readFD's and directFD's answers available without
+// the lock.
 func (n *node) publishLocked() {
+	switch {
+	case n.direct >= 0:
+		n.dfd.Store(int32(n.direct) + 1)
+	case n.direct == -2:
+		n.dfd.Store(-1)
+	default:
+		n.dfd.Store(0)
+	}
 	switch {
 	case n.fd >= 0:
 		n.rfd.Store(int32(n.fd) + 1)
@@ -200,6 +213,7 @@ func (n *node) closeFDs() {
 
 func (n *node) closeFDsLocked() {
 	n.rfd.Store(0)
+	n.dfd.Store(0)
 	if n.fd >= 0 && n.fd != n.wfd {
 		unix.Close(n.fd)
 	}
@@ -320,8 +334,18 @@ func (n *node) touch() {
 }
 
 // directFD returns a cached O_DIRECT descriptor for reading, or -1 when
-// the filesystem refuses O_DIRECT for this file.
-func (n *node) directFD() int { return n.cachedDirect(&n.direct, unix.O_RDONLY) }
+// the filesystem refuses O_DIRECT for this file. Like readFD, a cached one
+// comes without the lock to a caller that pinned n.
+func (n *node) directFD() int {
+	switch d := n.dfd.Load(); {
+	case d > 0:
+		n.touch()
+		return int(d - 1)
+	case d < 0:
+		return -1 // refused
+	}
+	return n.cachedDirect(&n.direct, unix.O_RDONLY)
+}
 
 // directWriteFD returns a cached O_DIRECT descriptor for writing, or -1.
 func (n *node) directWriteFD() int { return n.cachedDirect(&n.dwfd, unix.O_WRONLY) }
@@ -352,9 +376,11 @@ func (n *node) cachedDirect(slot *int, flags int) int {
 	}
 	if err != nil {
 		*slot = -2
+		n.publishLocked()
 		return -1
 	}
 	*slot = fd
+	n.publishLocked()
 	n.exp.fds.opened(n)
 	return fd
 }
