@@ -58,8 +58,8 @@ func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
 		return nfs4.OK
 	}
 	n.pin()
-	if fd := n.rfd.Load() - 1; fd >= 0 {
-		err := unix.Fstat(int(fd), st)
+	if fd, ok := n.pub.read.get(); ok && fd >= 0 {
+		err := unix.Fstat(fd, st)
 		n.unpin()
 		if err != nil {
 			return errno(err)

@@ -248,11 +248,11 @@ func churn(t *testing.T, h *harness, owner string) bool {
 }
 
 // TestPinnedDescriptorStaysOpen: a reply that pinned a node and took its
-// descriptors (readFD, directFD) without the node's lock keeps them open
-// while the fd cache sweeps and the node is dropped (issue 10 goal 5 made
-// all of these lock-free). The closer opens other files all the while, so
-// a descriptor closed too early would soon name another file; fstat would
-// show it.
+// descriptors (readFD, writeFD and their O_DIRECT ones) without the node's
+// lock keeps them open while the fd cache sweeps and the node is dropped
+// (issue 10 goal 5 made all of these lock-free). The closer opens other
+// files all the while, so a descriptor closed too early would soon name
+// another file; fstat would show it.
 func TestPinnedDescriptorStaysOpen(t *testing.T) {
 	h := newHarness(t)
 	h.session()
@@ -282,9 +282,17 @@ func TestPinnedDescriptorStaysOpen(t *testing.T) {
 					t.Errorf("readFD: %v", err)
 					return
 				}
-				fds := []int{fd}
-				if d := n.directFD(); d >= 0 { // -1 where O_DIRECT is refused
-					fds = append(fds, d)
+				wfd, err := n.writeFD(Cred{})
+				if err != nil {
+					n.unpin()
+					t.Errorf("writeFD: %v", err)
+					return
+				}
+				fds := []int{fd, wfd}
+				for _, d := range []int{n.directFD(), n.directWriteFD()} {
+					if d >= 0 { // -1 where O_DIRECT is refused
+						fds = append(fds, d)
+					}
 				}
 				for _, fd := range fds {
 					var st unix.Stat_t

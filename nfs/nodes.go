@@ -29,20 +29,19 @@ type node struct {
 	used   atomic.Bool // touched since the fd cache's last sweep
 	cached bool        // in the export's fd cache (under mu)
 
-	// The hot path (pin, readFD or directFD, unpin of every READ;
-	// statNode) takes no lock when the file has a descriptor: pins is
-	// atomic, and rfd and dfd publish the descriptors readFD and directFD
-	// return. Whoever closes them (under mu) first withdraws rfd and dfd,
-	// then checks pins, and backs off if a reply pinned the node
-	// meanwhile; a reader pins first, then loads rfd or dfd. So a reader
-	// either sees the withdrawal and takes mu, or is seen by the closer
-	// (closeUnpinnedLocked). Issue 10 goal 5: 16 goroutines
+	// The hot path (pin, then readFD, directFD, writeFD or
+	// directWriteFD, then unpin, of every READ and WRITE; statNode) takes
+	// no lock when the file has its descriptor: pins is atomic, and pub
+	// publishes the descriptors those return. Whoever closes them (under
+	// mu) first withdraws pub, then checks pins, and backs off if a reply
+	// pinned the node meanwhile; a reader pins first, then loads pub. So
+	// a reader either sees the withdrawal and takes mu, or is seen by the
+	// closer (closeUnpinnedLocked). Issue 10 goal 5: 16 goroutines
 	// reading one file spent their mutex delay here once the state lock
 	// was gone.
 	pins atomic.Int32 // replies whose reads use the descriptors
-	rfd  atomic.Int32 // readFD's descriptor + 1; 0: none, take mu
-	dfd  atomic.Int32 // directFD's descriptor + 1; -1: refused; 0: take mu
-	dead atomic.Bool  // dropped from the table: close the descriptors at the last unpin
+	pub  struct{ read, direct, write, directWrite pubFD }
+	dead atomic.Bool // dropped from the table: close the descriptors at the last unpin
 
 	// Guarded by stateTable.mu, not mu.
 	opens  []*openState
@@ -161,12 +160,11 @@ func (n *node) unpin() {
 }
 
 // closeUnpinnedLocked closes n's descriptors unless a reply has n pinned,
-// and reports whether it did. rfd and dfd are withdrawn before pins is
-// read (see node): a reader that pins later finds no descriptor without
-// the lock.
+// and reports whether it did. The published descriptors are withdrawn
+// before pins is read (see node): a reader that pins later finds none
+// without the lock.
 func (n *node) closeUnpinnedLocked() bool {
-	n.rfd.Store(0)
-	n.dfd.Store(0)
+	n.withdrawLocked()
 	if n.pins.Load() > 0 {
 		n.publishLocked()
 		return false
@@ -175,25 +173,44 @@ func (n *node) closeUnpinnedLocked() bool {
 	return true
 }
 
-// publishLocked makes readFD's and directFD's answers available without
-// the lock.
+// pubFD is a descriptor published for use without the node's lock: the
+// descriptor + 1, -1 when O_DIRECT was refused, 0 when there is none (or
+// it is being closed): take the lock.
+type pubFD struct{ v atomic.Int32 }
+
+// set publishes fd: a descriptor, -1 (none) or -2 (refused).
+func (p *pubFD) set(fd int) { p.v.Store(int32(max(fd, -2)) + 1) }
+
+// get returns the published descriptor (-1: refused); ok is false when
+// the caller must take the lock.
+func (p *pubFD) get() (fd int, ok bool) {
+	switch d := p.v.Load(); {
+	case d > 0:
+		return int(d) - 1, true
+	case d < 0:
+		return -1, true // refused
+	}
+	return -1, false
+}
+
+// publishLocked makes the cached descriptors available without the lock.
 func (n *node) publishLocked() {
-	switch {
-	case n.direct >= 0:
-		n.dfd.Store(int32(n.direct) + 1)
-	case n.direct == -2:
-		n.dfd.Store(-1)
-	default:
-		n.dfd.Store(0)
+	read := n.fd
+	if read < 0 {
+		read = n.wfd // a read-write descriptor reads as well
 	}
-	switch {
-	case n.fd >= 0:
-		n.rfd.Store(int32(n.fd) + 1)
-	case n.wfd >= 0:
-		n.rfd.Store(int32(n.wfd) + 1)
-	default:
-		n.rfd.Store(0)
-	}
+	n.pub.read.set(read)
+	n.pub.direct.set(n.direct)
+	n.pub.write.set(n.wfd)
+	n.pub.directWrite.set(n.dwfd)
+}
+
+// withdrawLocked unpublishes the descriptors: from now on users take mu.
+func (n *node) withdrawLocked() {
+	n.pub.read.set(-1)
+	n.pub.direct.set(-1)
+	n.pub.write.set(-1)
+	n.pub.directWrite.set(-1)
 }
 
 func (t *fileTable) closeAll() {
@@ -212,8 +229,7 @@ func (n *node) closeFDs() {
 }
 
 func (n *node) closeFDsLocked() {
-	n.rfd.Store(0)
-	n.dfd.Store(0)
+	n.withdrawLocked()
 	if n.fd >= 0 && n.fd != n.wfd {
 		unix.Close(n.fd)
 	}
@@ -234,7 +250,13 @@ func (n *node) closeFDsLocked() {
 
 // writeFD returns a cached read-write descriptor for a regular file. The
 // caller has checked permission; the first open happens as the caller.
+// Like readFD, a cached one comes without the lock to a caller that
+// pinned n.
 func (n *node) writeFD(cr Cred) (int, error) {
+	if fd, ok := n.pub.write.get(); ok {
+		n.touch()
+		return fd, nil
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.used.Store(true)
@@ -297,9 +319,9 @@ func (n *node) setPath(rel string) {
 // caller has pinned n (or does not use the descriptor): then a cached one
 // comes without the lock.
 func (n *node) readFD() (int, error) {
-	if fd := n.rfd.Load() - 1; fd >= 0 {
+	if fd, ok := n.pub.read.get(); ok {
 		n.touch()
-		return int(fd), nil
+		return fd, nil
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -337,18 +359,22 @@ func (n *node) touch() {
 // the filesystem refuses O_DIRECT for this file. Like readFD, a cached one
 // comes without the lock to a caller that pinned n.
 func (n *node) directFD() int {
-	switch d := n.dfd.Load(); {
-	case d > 0:
+	if fd, ok := n.pub.direct.get(); ok {
 		n.touch()
-		return int(d - 1)
-	case d < 0:
-		return -1 // refused
+		return fd
 	}
 	return n.cachedDirect(&n.direct, unix.O_RDONLY)
 }
 
-// directWriteFD returns a cached O_DIRECT descriptor for writing, or -1.
-func (n *node) directWriteFD() int { return n.cachedDirect(&n.dwfd, unix.O_WRONLY) }
+// directWriteFD returns a cached O_DIRECT descriptor for writing, or -1,
+// without the lock once cached, like directFD.
+func (n *node) directWriteFD() int {
+	if fd, ok := n.pub.directWrite.get(); ok {
+		n.touch()
+		return fd
+	}
+	return n.cachedDirect(&n.dwfd, unix.O_WRONLY)
+}
 
 // cachedDirect opens (once) an O_DIRECT descriptor kept in *slot: -1
 // means not opened yet, -2 refused. The open is checked like every other
