@@ -130,15 +130,18 @@ func BenchmarkParallelGetattr(b *testing.B) {
 	})
 }
 
+func write4K(e *xdr.Encoder, sid nfs4.Stateid) {
+	e.Uint32(nfs4.OpWrite)
+	sid.Encode(e)
+	e.Uint64(8192)
+	e.Uint32(nfs4.Unstable4)
+	e.Opaque(make([]byte, 4096))
+}
+
 // BenchmarkParallelWrite4K: SEQUENCE, PUTFH, WRITE 4 KiB UNSTABLE with the
 // open stateid, each client to its own file.
-func BenchmarkParallelWrite4K(b *testing.B) {
-	data := make([]byte, 4096)
-	benchParallel(b, ownFile, func(e *xdr.Encoder, sid nfs4.Stateid) {
-		e.Uint32(nfs4.OpWrite)
-		sid.Encode(e)
-		e.Uint64(8192)
-		e.Uint32(nfs4.Unstable4)
-		e.Opaque(data)
-	})
-}
+func BenchmarkParallelWrite4K(b *testing.B) { benchParallel(b, ownFile, write4K) }
+
+// BenchmarkParallelWrite4KOneFile: as BenchmarkParallelWrite4K, all
+// clients to one file (the kernel's inode lock is then shared too).
+func BenchmarkParallelWrite4KOneFile(b *testing.B) { benchParallel(b, oneFile, write4K) }
