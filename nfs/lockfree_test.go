@@ -328,3 +328,62 @@ func TestPinnedDescriptorStaysOpen(t *testing.T) {
 		t.Fatalf("pins %d after all unpinned", n.pins.Load())
 	}
 }
+
+// TestOneSessionManyConnections: a session's slots have their own locks
+// and its bound connections are read without one (issue 10 goal 5), so
+// check what they guard with many connections of one session at once (a
+// Linux client with nconnect): each connection on its own slot gets every
+// reply right, a retransmit on a slot gets the cached reply, and then
+// every one of those connections is bound (it may DESTROY_SESSION) while
+// one that never sent SEQUENCE is not. Run with -race.
+func TestOneSessionManyConnections(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	h.write("f", []byte("hello"))
+	fh := h.lookupFH("f")
+	const conns, rounds = 8, 100
+	var wg sync.WaitGroup
+	peers := make([]*harness, conns)
+	for i := range peers {
+		p := *h
+		p.conn = NewConn("nconnect")
+		peers[i] = &p
+	}
+	for i, p := range peers {
+		slot := uint32(i + 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seq := uint32(1); seq <= rounds; seq++ {
+				read := func(e *xdr.Encoder) {
+					p.sequenceSlot(e, slot, seq, true)
+					e.Uint32(nfs4.OpPutfh)
+					e.Opaque(fh)
+					e.Uint32(nfs4.OpRead)
+					nfs4.AnonStateid.Encode(e)
+					e.Uint64(0)
+					e.Uint32(5)
+				}
+				for try := range 2 { // the second is a retransmit
+					_, st, _ := p.compound(3, read)
+					if st != nfs4.OK {
+						t.Errorf("slot %d seq %d try %d: status %d", slot, seq, try, st)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	stranger := *h
+	stranger.conn = NewConn("stranger")
+	if st := stranger.destroySession(); st != nfs4.ErrConnNotBound {
+		t.Fatalf("DESTROY_SESSION on a connection never bound: %d", st)
+	}
+	if st := peers[conns-1].destroySession(); st != nfs4.OK {
+		t.Fatalf("DESTROY_SESSION on a bound connection: %d", st)
+	}
+}

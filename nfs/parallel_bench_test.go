@@ -20,8 +20,9 @@ import (
 // goroutine of b.RunParallel takes its own.
 const parallelClients = 64
 
-// benchClient is one client of a parallel benchmark: the record it sends
-// (a COMPOUND on its session's slot 0) and where the slot's seqid is.
+// benchClient is one client of a parallel benchmark (or one connection of
+// a client, see oneSession): the record it sends (a COMPOUND on one slot
+// of its session) and where the slot's seqid is.
 type benchClient struct {
 	conn   *Conn
 	rec    []byte
@@ -42,8 +43,10 @@ func read4K(e *xdr.Encoder, sid nfs4.Stateid) {
 
 // newBenchClients makes parallelClients clients of one server, each with
 // a session and an open (read and write) of its file (file(i) names
-// client i's), sending op.
-func newBenchClients(b *testing.B, file func(i int) string, op benchOp) (*harness, []*benchClient) {
+// client i's), sending op. With oneSession, they are instead
+// parallelClients connections of one client and one session, each on its
+// own slot, as a Linux client with nconnect.
+func newBenchClients(b *testing.B, file func(i int) string, op benchOp, oneSession bool) (*harness, []*benchClient) {
 	t := &testing.T{}
 	dir, state := b.TempDir(), b.TempDir()
 	s, err := NewServer(Config{Exports: []Export{{Path: dir}}, StateDir: state})
@@ -53,11 +56,14 @@ func newBenchClients(b *testing.B, file func(i int) string, op benchOp) (*harnes
 	b.Cleanup(s.Close)
 	h := &harness{t: t, s: s, conn: NewConn("bench"), dir: dir, state: state}
 	clients := make([]*benchClient, parallelClients)
+	var p *harness
 	for i := range clients {
 		name := file(i)
 		h.sparse(name, 64<<10, [][2]int64{{0, 64 << 10}})
-		p := h.peer(0, fmt.Sprintf("bench-%d", i))
-		p.session()
+		if p == nil || !oneSession {
+			p = h.peer(0, fmt.Sprintf("bench-%d", i))
+			p.session()
+		}
 		st, sid := p.openFile(name, "o", nfs4.ShareAccessBoth)
 		if st != nfs4.OK {
 			b.Fatalf("open %s: %d", name, st)
@@ -65,6 +71,16 @@ func newBenchClients(b *testing.B, file func(i int) string, op benchOp) (*harnes
 		fh := p.lookupFH(name)
 		rec, seqPos := benchRecord(p, fh, func(e *xdr.Encoder) { op(e, sid) })
 		clients[i] = &benchClient{conn: p.conn, rec: rec, seqPos: seqPos, seq: p.seq}
+	}
+	if oneSession {
+		// Slot i (slot 0 is the setup's), highest slot i, connection i.
+		clients[0].seq = p.seq
+		for i, cl := range clients[1:] {
+			slot := uint32(i + 1)
+			binary.BigEndian.PutUint32(cl.rec[cl.seqPos+4:], slot)
+			binary.BigEndian.PutUint32(cl.rec[cl.seqPos+8:], slot)
+			cl.conn, cl.seq = NewConn(fmt.Sprintf("bench-%d", slot)), 0
+		}
 	}
 	return h, clients
 }
@@ -88,7 +104,11 @@ func (cl *benchClient) send(s *Server, rep *Reply, buf []byte) uint32 {
 }
 
 func benchParallel(b *testing.B, file func(i int) string, op benchOp) {
-	h, clients := newBenchClients(b, file, op)
+	benchParallelOn(b, file, op, false)
+}
+
+func benchParallelOn(b *testing.B, file func(i int) string, op benchOp, oneSession bool) {
+	h, clients := newBenchClients(b, file, op, oneSession)
 	var next atomic.Int32
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -116,6 +136,10 @@ func BenchmarkParallelRead(b *testing.B) { benchParallel(b, ownFile, read4K) }
 // BenchmarkParallelReadOneFile: all clients read the same file, which
 // adds the file's own state (descriptor cache, pins) to what is shared.
 func BenchmarkParallelReadOneFile(b *testing.B) { benchParallel(b, oneFile, read4K) }
+
+// BenchmarkParallelReadOneSession: one client, one session, a connection
+// and a slot per goroutine, each reading its own file (Linux nconnect).
+func BenchmarkParallelReadOneSession(b *testing.B) { benchParallelOn(b, ownFile, read4K, true) }
 
 // BenchmarkParallelGetattr: SEQUENCE, PUTFH, GETATTR of size, change and
 // times, each client on its own file.

@@ -78,11 +78,16 @@ type session struct {
 	fore   channelAttrs
 	drc    int64 // reply cache memory its slots reserved
 
-	mu    sync.Mutex
+	// slots each have their own lock: the requests of one session, even
+	// over many connections (Linux nconnect trunks them all onto one
+	// session), share no lock on their way through SEQUENCE.
 	slots []slot
-	// conns are the connections bound to the session (RFC 8881 section
-	// 2.10.3.1), most recent last; DESTROY_SESSION must come on one.
-	conns []uint64
+	// conns are the ids of the connections bound to the session (RFC
+	// 8881 section 2.10.3.1), most recent last; DESTROY_SESSION must come
+	// on one. Every SEQUENCE checks it, so it is read without a lock: a
+	// new binding (mu held) replaces the slice.
+	mu    sync.Mutex
+	conns atomic.Pointer[[]uint64]
 	cb    backChannel // callbacks (callback.go)
 }
 
@@ -93,6 +98,7 @@ type channelAttrs struct {
 // slot is one entry of a session's slot table (RFC 8881 section 2.10.6.1).
 // Its reply cache is in slotcache.go.
 type slot struct {
+	mu    sync.Mutex
 	seq   uint32
 	inUse bool
 	cache replyCache
