@@ -195,18 +195,18 @@ func (c *compound) mayReaddir() uint32 {
 	return nfs4.OK
 }
 
-// checkRead checks a stateid for reading n, as checkIO does, and reports
+// checkRead checks a stateid of client cl for reading n (special
+// stateids pass; others as find says, and for n only), and reports
 // whether it is the caller's own open (or lock) stateid for n from an open
 // that included read: that OPEN checked permission, so the READ need not
 // (and a chmod since the open must not break it). Special stateids and
-// write-only opens leave the check to mayRead.
+// write-only opens leave the check to mayRead. It takes no lock (see
+// find): every stateful READ calls it.
 func (t *stateTable) checkRead(sid nfs4.Stateid, n *node, cl *client) (opened bool, status uint32) {
 	if sid == nfs4.AnonStateid || sid == nfs4.BypassStateid {
 		return false, nfs4.OK
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	o, st := t.findLocked(cl, sid)
+	o, st := t.find(cl, sid)
 	if st != nfs4.OK {
 		return false, st
 	}
@@ -217,7 +217,7 @@ func (t *stateTable) checkRead(sid nfs4.Stateid, n *node, cl *client) (opened bo
 	if o.lock != nil {
 		open = o.lock.open
 	}
-	return cl != nil && o.client == cl && open.access&nfs4.ShareAccessRead != 0, nfs4.OK
+	return cl != nil && o.client == cl && open.access.Load()&nfs4.ShareAccessRead != 0, nfs4.OK
 }
 
 // client is the client of the COMPOUND's session, nil before SEQUENCE.

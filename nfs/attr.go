@@ -50,7 +50,8 @@ type attrSource struct {
 }
 
 // statNode fills st for n: through a cached descriptor when there is one
-// (one syscall), else by a confined open of its path (node.stat).
+// (one syscall, pinned, not locked), else by a confined open of its path
+// (node.stat).
 func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
 	if n.exp == nil {
 		s.pseudoStat(n, st)

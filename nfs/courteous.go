@@ -51,7 +51,7 @@ func (t *stateTable) shareConflictLocked(cl *client, n *node, key openKey, acces
 	for {
 		var other *openState
 		for _, o := range n.opens {
-			if (o.client != cl || o.key != key) && (o.deny&access != 0 || deny&o.access != 0) {
+			if (o.client != cl || o.key != key) && (o.deny&access != 0 || deny&o.access.Load() != 0) {
 				other = o
 				break
 			}

@@ -44,9 +44,9 @@ const (
 
 // delegState is the delegation part of a delegation stateid.
 type delegState struct {
-	typ      uint32    // nfs4.DelegateRead or nfs4.DelegateWrite
-	recalled time.Time // when CB_RECALL was sent; zero before
-	revoked  bool
+	typ      uint32        // nfs4.DelegateRead or nfs4.DelegateWrite
+	recalled time.Time     // when CB_RECALL was sent; zero before
+	revoked  atomic.Bool   // read without stateTable.mu by find
 	gone     chan struct{} // closed when returned, revoked or dropped
 }
 
@@ -156,7 +156,7 @@ func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint3
 		if o.client == cl {
 			continue
 		}
-		if typ == nfs4.DelegateWrite || o.access&nfs4.ShareAccessWrite != 0 {
+		if typ == nfs4.DelegateWrite || o.access.Load()&nfs4.ShareAccessWrite != 0 {
 			return nfs4.Stateid{}, nfs4.WhyNoDelegContention + 1
 		}
 	}
@@ -170,23 +170,24 @@ func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint3
 	if len(cl.opens) >= t.s.cfg.MaxOpensPerClient {
 		return nfs4.Stateid{}, nfs4.WhyNoDelegResource + 1
 	}
-	o := &openState{other: t.newOther(), seq: 1, client: cl, node: n,
+	o := &openState{other: t.newOther(), client: cl, node: n,
 		deleg: &delegState{typ: typ, gone: make(chan struct{})}}
+	o.seq.Store(1)
 	o.key = openKey{owner: "d:" + string(o.other[:]), node: n}
-	o.access = nfs4.ShareAccessRead
+	o.access.Store(nfs4.ShareAccessRead)
 	if typ == nfs4.DelegateWrite {
-		o.access = nfs4.ShareAccessBoth
+		o.access.Store(nfs4.ShareAccessBoth)
 		t.dl.writes.Add(1)
 	}
 	cl.opens[o.key] = o
-	t.opens[o.other] = o
+	t.opens.put(o.other, o)
 	n.delegs = append(n.delegs, o)
-	return nfs4.Stateid{Seqid: o.seq, Other: o.other}, 0
+	return nfs4.Stateid{Seqid: 1, Other: o.other}, 0
 }
 
 // unlinkDelegLocked is dropLocked's part for a delegation.
 func (t *stateTable) unlinkDelegLocked(o *openState) {
-	if o.deleg.revoked {
+	if o.deleg.revoked.Load() {
 		o.client.revoked.Add(-1) // unlinked when revoked; freed now
 		return
 	}
@@ -214,7 +215,7 @@ func (t *stateTable) detachDelegLocked(o *openState) {
 // The stateid stays, answering NFS4ERR_DELEG_REVOKED, until FREE_STATEID.
 func (t *stateTable) revokeLocked(o *openState) {
 	t.detachDelegLocked(o)
-	o.deleg.revoked = true
+	o.deleg.revoked.Store(true)
 	o.client.revoked.Add(1)
 	t.s.log.Info("delegation revoked: not returned within a lease of its recall", "client", o.client.id)
 }
@@ -315,7 +316,7 @@ func (s *Server) recall(o *openState) {
 			break
 		}
 	}
-	sid := nfs4.Stateid{Seqid: o.seq, Other: o.other}
+	sid := nfs4.Stateid{Seqid: o.seq.Load(), Other: o.other}
 	fh := o.node.handle
 	t.mu.Unlock()
 	if sess == nil {
@@ -427,7 +428,7 @@ func (c *compound) delegOfLocked(sid nfs4.Stateid) (*openState, uint32) {
 	if s != nfs4.OK {
 		return nil, s
 	}
-	o, s := c.s.state.findLocked(c.sess.client, sid)
+	o, s := c.s.state.find(c.sess.client, sid)
 	if s != nfs4.OK {
 		return nil, s
 	}
@@ -508,7 +509,7 @@ func opWantDelegation(c *compound) uint32 {
 	t.mu.Lock()
 	for _, o := range c.cfh.opens {
 		if o.client == c.sess.client {
-			access |= o.access
+			access |= o.access.Load()
 		}
 	}
 	t.mu.Unlock()

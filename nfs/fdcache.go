@@ -67,10 +67,9 @@ func (n *node) tryClose() bool {
 		return false
 	}
 	defer n.mu.Unlock()
-	if n.pins > 0 {
+	if !n.closeUnpinnedLocked() {
 		return false
 	}
-	n.closeFDsLocked()
 	n.cached = false
 	return true
 }

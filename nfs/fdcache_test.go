@@ -49,7 +49,7 @@ func TestNodeEviction(t *testing.T) {
 		}
 	}
 	h.s.files.mu.RLock()
-	n := len(h.s.files.nodes)
+	n := h.s.files.nodes.len()
 	h.s.files.mu.RUnlock()
 	if n > 17 {
 		t.Fatalf("%d nodes kept, bound 16", n)

@@ -136,10 +136,10 @@ func slotsCost(n, perSlot uint32) int64 { return int64(n) * (int64(perSlot) + sl
 // removeSessionLocked forgets a session and returns its reply cache
 // memory to the budget.
 func (t *stateTable) removeSessionLocked(sess *session) {
-	if t.sessions[sess.id] != sess {
+	if t.sessions.get(sess.id) != sess {
 		return
 	}
-	delete(t.sessions, sess.id)
+	t.sessions.del(sess.id)
 	delete(sess.client.sessions, sess.id)
 	t.drcUsed -= sess.drc
 	sess.drc = 0

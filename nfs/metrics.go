@@ -123,7 +123,7 @@ func (s *Server) State() StateCounts {
 	t := s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sc := StateCounts{Clients: len(t.clients), Sessions: len(t.sessions), Stateids: len(t.opens)}
+	sc := StateCounts{Clients: len(t.clients), Sessions: t.sessions.len(), Stateids: t.opens.len()}
 	for _, c := range t.clients {
 		sc.LockRanges += c.lockRanges
 	}

@@ -29,8 +29,20 @@ type node struct {
 
 	used   atomic.Bool // touched since the fd cache's last sweep
 	cached bool        // in the export's fd cache (under mu)
-	pins   int         // replies whose reads use the descriptors
-	dead   bool        // dropped from the table: close the descriptors at the last unpin
+
+	// The hot path (pin, then readFD, directFD, writeFD or
+	// directWriteFD, then unpin, of every READ and WRITE; statNode) takes
+	// no lock when the file has its descriptor: pins is atomic, and pub
+	// publishes the descriptors those return. Whoever closes them (under
+	// mu) first withdraws pub, then checks pins, and backs off if a reply
+	// pinned the node meanwhile; a reader pins first, then loads pub. So
+	// a reader either sees the withdrawal and takes mu, or is seen by the
+	// closer (closeUnpinnedLocked). Issue 10 goal 5: 16 goroutines
+	// reading one file spent their mutex delay here once the state lock
+	// was gone.
+	pins atomic.Int32 // replies whose reads use the descriptors
+	pub  struct{ read, direct, write, directWrite, path pubFD }
+	dead atomic.Bool // dropped from the table: close the descriptors at the last unpin
 
 	// Guarded by stateTable.mu, not mu.
 	opens  []*openState
@@ -58,10 +70,11 @@ func (n *node) same(o *node) bool {
 }
 
 // fileTable maps handles to nodes. Lookups go by export, filesystem and
-// inode.
+// inode, and take no lock (every PUTFH makes one); mu orders the changes
+// and the walks over the table.
 type fileTable struct {
 	mu       sync.RWMutex
-	nodes    map[nodeKey]*node
+	nodes    lockFreeMap[nodeKey, *node]
 	max      int
 	evicting atomic.Bool
 	busy     func(*node) bool // set by the server: does state refer to n?
@@ -72,7 +85,7 @@ type fileTable struct {
 const defaultMaxNodes = 1 << 20
 
 func newFileTable() *fileTable {
-	return &fileTable{nodes: make(map[nodeKey]*node), max: defaultMaxNodes}
+	return &fileTable{max: defaultMaxNodes}
 }
 
 // evictIdle forgets nodes that nothing holds (no open or lock state, no
@@ -82,27 +95,22 @@ func (t *fileTable) evictIdle(busy func(*node) bool) {
 	defer t.evicting.Store(false)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for k, n := range t.nodes {
-		if len(t.nodes) <= t.max*3/4 {
+	for k, n := range t.nodes.all() {
+		if t.nodes.len() <= t.max*3/4 {
 			return
 		}
 		if n.fs == 0 && n.ino == n.exp.rootIno || busy(n) || !n.mu.TryLock() {
 			continue
 		}
-		idle := n.pins == 0 && !n.cached
+		idle := n.pins.Load() == 0 && !n.cached
 		n.mu.Unlock()
 		if idle {
-			delete(t.nodes, k)
+			t.nodes.del(k)
 		}
 	}
 }
 
-func (t *fileTable) get(k nodeKey) *node {
-	t.mu.RLock()
-	n := t.nodes[k]
-	t.mu.RUnlock()
-	return n
-}
+func (t *fileTable) get(k nodeKey) *node { return t.nodes.get(k) }
 
 // put stores n unless a node for the same file exists, and returns the one
 // kept. A node found under a new path (rename, hard link) is repointed.
@@ -110,12 +118,12 @@ func (t *fileTable) put(n *node) *node {
 	k := n.key()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if old := t.nodes[k]; old != nil {
+	if old := t.nodes.get(k); old != nil {
 		old.setPath(n.rel)
 		return old
 	}
-	t.nodes[k] = n
-	if len(t.nodes) > t.max && t.evicting.CompareAndSwap(false, true) {
+	t.nodes.put(k, n)
+	if t.nodes.len() > t.max && t.evicting.CompareAndSwap(false, true) {
 		go t.evictIdle(t.busy)
 	}
 	return n
@@ -126,44 +134,94 @@ func (t *fileTable) drop(n *node) {
 		return
 	}
 	t.mu.Lock()
-	if t.nodes[n.key()] == n {
-		delete(t.nodes, n.key())
+	if t.nodes.get(n.key()) == n {
+		t.nodes.del(n.key())
 	}
 	t.mu.Unlock()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.dead = true
-	if n.pins == 0 {
-		n.closeFDsLocked()
-	}
+	n.dead.Store(true)
+	n.closeUnpinnedLocked()
 }
 
 // pin keeps n's descriptors open while a reply's reads use them: a REMOVE
 // racing with a READ must not close (and let the kernel reuse) a
-// descriptor the engine is about to read.
-func (n *node) pin() {
-	n.mu.Lock()
-	n.pins++
-	n.mu.Unlock()
-}
+// descriptor the engine is about to read. It takes no lock.
+func (n *node) pin() { n.pins.Add(1) }
 
 // unpin releases a pin; the last one closes the descriptors of a dropped
-// node.
+// node. drop stores dead before it looks at pins, and unpin looks at dead
+// after its decrement, so one of the two sees the other and closes.
 func (n *node) unpin() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.pins--
-	if n.pins == 0 && n.dead {
-		n.closeFDsLocked()
+	if n.pins.Add(-1) == 0 && n.dead.Load() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.closeUnpinnedLocked()
 	}
+}
+
+// closeUnpinnedLocked closes n's descriptors unless a reply has n pinned,
+// and reports whether it did. The published descriptors are withdrawn
+// before pins is read (see node): a reader that pins later finds none
+// without the lock.
+func (n *node) closeUnpinnedLocked() bool {
+	n.withdrawLocked()
+	if n.pins.Load() > 0 {
+		n.publishLocked()
+		return false
+	}
+	n.closeFDsLocked()
+	return true
+}
+
+// pubFD is a descriptor published for use without the node's lock: the
+// descriptor + 1, -1 when O_DIRECT was refused, 0 when there is none (or
+// it is being closed): take the lock.
+type pubFD struct{ v atomic.Int32 }
+
+// set publishes fd: a descriptor, -1 (none) or -2 (refused).
+func (p *pubFD) set(fd int) { p.v.Store(int32(max(fd, -2)) + 1) }
+
+// get returns the published descriptor (-1: refused); ok is false when
+// the caller must take the lock.
+func (p *pubFD) get() (fd int, ok bool) {
+	switch d := p.v.Load(); {
+	case d > 0:
+		return int(d) - 1, true
+	case d < 0:
+		return -1, true // refused
+	}
+	return -1, false
+}
+
+// publishLocked makes the cached descriptors available without the lock.
+func (n *node) publishLocked() {
+	read := n.fd
+	if read < 0 {
+		read = n.wfd // a read-write descriptor reads as well
+	}
+	n.pub.read.set(read)
+	n.pub.direct.set(n.direct)
+	n.pub.write.set(n.wfd)
+	n.pub.directWrite.set(n.dwfd)
+	n.pub.path.set(n.pfd)
+}
+
+// withdrawLocked unpublishes the descriptors: from now on users take mu.
+func (n *node) withdrawLocked() {
+	n.pub.read.set(-1)
+	n.pub.direct.set(-1)
+	n.pub.write.set(-1)
+	n.pub.directWrite.set(-1)
+	n.pub.path.set(-1)
 }
 
 func (t *fileTable) closeAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for k, n := range t.nodes {
+	for k, n := range t.nodes.all() {
 		n.closeFDs()
-		delete(t.nodes, k)
+		t.nodes.del(k)
 	}
 }
 
@@ -174,6 +232,7 @@ func (n *node) closeFDs() {
 }
 
 func (n *node) closeFDsLocked() {
+	n.withdrawLocked()
 	if n.fd >= 0 && n.fd != n.wfd {
 		unix.Close(n.fd)
 	}
@@ -203,9 +262,22 @@ func (n *node) closeFDsLocked() {
 // and a close of the directory as well. Like the data descriptors it
 // follows the inode, not the path: a rename does not disturb it.
 func (n *node) pathFD() (int, error) {
+	n.pin()
+	n.used.Store(true)
+	if fd, ok := n.pub.path.get(); ok && fd >= 0 {
+		return fd, nil
+	}
+	fd, err := n.openPathFD()
+	if err != nil {
+		n.unpin()
+	}
+	return fd, err
+}
+
+// openPathFD opens (once) and publishes n's O_PATH descriptor.
+func (n *node) openPathFD() (int, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.used.Store(true)
 	if n.pfd < 0 {
 		fd, err := n.open(unix.O_PATH, nil)
 		if err != nil {
@@ -213,25 +285,23 @@ func (n *node) pathFD() (int, error) {
 		}
 		n.pfd = fd
 		n.exp.fds.opened(n)
+		// Pinned by the caller even on a dropped node: its last unpin
+		// closes the descriptor.
+		n.publishLocked()
 	}
-	// Pinned even on a dropped node: its last unpin closes the descriptor.
-	n.pins++
 	return n.pfd, nil
 }
 
-// fstatCached fills st from one of n's cached descriptors; false when it
-// has none open.
+// fstatCached fills st from one of n's published descriptors, without the
+// lock; false when it has none open.
 func (n *node) fstatCached(st *unix.Stat_t) (bool, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	fd := n.pfd
-	switch {
-	case n.fd >= 0:
-		fd = n.fd
-	case n.wfd >= 0:
-		fd = n.wfd
+	n.pin()
+	defer n.unpin()
+	fd, ok := n.pub.read.get()
+	if !ok || fd < 0 {
+		fd, ok = n.pub.path.get()
 	}
-	if fd < 0 {
+	if !ok || fd < 0 {
 		return false, nil
 	}
 	n.used.Store(true)
@@ -240,7 +310,13 @@ func (n *node) fstatCached(st *unix.Stat_t) (bool, error) {
 
 // writeFD returns a cached read-write descriptor for a regular file. The
 // caller has checked permission; the first open happens as the caller.
+// Like readFD, a cached one comes without the lock to a caller that
+// pinned n.
 func (n *node) writeFD(cr Cred) (int, error) {
+	if fd, ok := n.pub.write.get(); ok {
+		n.touch()
+		return fd, nil
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.used.Store(true)
@@ -255,6 +331,7 @@ func (n *node) writeFD(cr Cred) (int, error) {
 		return -1, err
 	}
 	n.wfd = fd
+	n.publishLocked()
 	n.exp.fds.opened(n)
 	return fd, nil
 }
@@ -268,6 +345,7 @@ func (n *node) adoptWriteFD(fd int) bool {
 		return false
 	}
 	n.wfd = fd
+	n.publishLocked()
 	n.exp.fds.opened(n)
 	return true
 }
@@ -297,8 +375,14 @@ func (n *node) setPath(rel string) {
 	n.relMu.Unlock()
 }
 
-// readFD returns a cached read-only descriptor for a regular file.
+// readFD returns a cached read-only descriptor for a regular file. The
+// caller has pinned n (or does not use the descriptor): then a cached one
+// comes without the lock.
 func (n *node) readFD() (int, error) {
+	if fd, ok := n.pub.read.get(); ok {
+		n.touch()
+		return fd, nil
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.used.Store(true)
@@ -317,16 +401,40 @@ func (n *node) readFD() (int, error) {
 		return -1, err
 	}
 	n.fd = fd
+	n.publishLocked()
 	n.exp.fds.opened(n)
 	return fd, nil
 }
 
-// directFD returns a cached O_DIRECT descriptor for reading, or -1 when
-// the filesystem refuses O_DIRECT for this file.
-func (n *node) directFD() int { return n.cachedDirect(&n.direct, unix.O_RDONLY) }
+// touch marks n used for the fd cache's clock, writing the flag only when
+// it changes: every READ of a file would otherwise store to one shared
+// cache line.
+func (n *node) touch() {
+	if !n.used.Load() {
+		n.used.Store(true)
+	}
+}
 
-// directWriteFD returns a cached O_DIRECT descriptor for writing, or -1.
-func (n *node) directWriteFD() int { return n.cachedDirect(&n.dwfd, unix.O_WRONLY) }
+// directFD returns a cached O_DIRECT descriptor for reading, or -1 when
+// the filesystem refuses O_DIRECT for this file. Like readFD, a cached one
+// comes without the lock to a caller that pinned n.
+func (n *node) directFD() int {
+	if fd, ok := n.pub.direct.get(); ok {
+		n.touch()
+		return fd
+	}
+	return n.cachedDirect(&n.direct, unix.O_RDONLY)
+}
+
+// directWriteFD returns a cached O_DIRECT descriptor for writing, or -1,
+// without the lock once cached, like directFD.
+func (n *node) directWriteFD() int {
+	if fd, ok := n.pub.directWrite.get(); ok {
+		n.touch()
+		return fd
+	}
+	return n.cachedDirect(&n.dwfd, unix.O_WRONLY)
+}
 
 // cachedDirect opens (once) an O_DIRECT descriptor kept in *slot: -1
 // means not opened yet, -2 refused. The open is checked like every other
@@ -342,7 +450,7 @@ func (n *node) cachedDirect(slot *int, flags int) int {
 	default:
 		return *slot
 	}
-	if !n.isReg() || n.dead {
+	if !n.isReg() || n.dead.Load() {
 		// A dropped file gets no new descriptor: nothing would close it
 		// once its last reply is gone.
 		return -1
@@ -354,9 +462,11 @@ func (n *node) cachedDirect(slot *int, flags int) int {
 	}
 	if err != nil {
 		*slot = -2
+		n.publishLocked()
 		return -1
 	}
 	*slot = fd
+	n.publishLocked()
 	n.exp.fds.opened(n)
 	return fd
 }

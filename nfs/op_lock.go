@@ -177,7 +177,7 @@ func opLock(c *compound) uint32 {
 	if a.newLockOwner {
 		st, s = t.lockStateLocked(c, a.openStateid, string(a.lockOwner.owner))
 	} else {
-		st, s = t.findLocked(c.sess.client, a.lockStateid)
+		st, s = t.find(c.sess.client, a.lockStateid)
 		if s == nfs4.OK && (st.lock == nil || !st.node.same(c.cfh)) {
 			s = nfs4.ErrBadStateid
 		}
@@ -189,7 +189,7 @@ func opLock(c *compound) uint32 {
 		return s
 	}
 	write := a.locktype == writeLT || a.locktype == writeWLT
-	if write && st.lock.open.access&nfs4.ShareAccessWrite == 0 {
+	if write && st.lock.open.access.Load()&nfs4.ShareAccessWrite == 0 {
 		return nfs4.ErrOpenmode
 	}
 	n := st.node
@@ -201,8 +201,7 @@ func opLock(c *compound) uint32 {
 	if s := t.setRangesLocked(st, append(cut(n.locks, st, start, end), lockRange{start, end, write, st})); s != nfs4.OK {
 		return s
 	}
-	st.seq++
-	out := nfs4.Stateid{Seqid: st.seq, Other: st.other}
+	out := nfs4.Stateid{Seqid: st.seq.Add(1), Other: st.other}
 	c.setCur(out)
 	out.Encode(c.e)
 	return nfs4.OK
@@ -234,7 +233,7 @@ func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, owner st
 	if s != nfs4.OK {
 		return nil, s
 	}
-	o, s := t.findLocked(c.sess.client, openSid)
+	o, s := t.find(c.sess.client, openSid)
 	if s != nfs4.OK {
 		return nil, s
 	}
@@ -251,7 +250,7 @@ func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, owner st
 	st := &openState{other: t.newOther(), client: o.client, node: o.node, key: key,
 		lock: &lockOwner{open: o, owner: owner}}
 	o.client.opens[key] = st
-	t.opens[st.other] = st
+	t.opens.put(st.other, st)
 	return st, nfs4.OK
 }
 
@@ -344,7 +343,7 @@ func opLocku(c *compound) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st, s := t.findLocked(c.sess.client, sid)
+	st, s := t.find(c.sess.client, sid)
 	if s != nfs4.OK {
 		return s
 	}
@@ -355,8 +354,7 @@ func opLocku(c *compound) uint32 {
 	if s := t.setRangesLocked(st, cut(st.node.locks, st, start, end)); s != nfs4.OK {
 		return s
 	}
-	st.seq++
-	out := nfs4.Stateid{Seqid: st.seq, Other: st.other}
+	out := nfs4.Stateid{Seqid: st.seq.Add(1), Other: st.other}
 	c.setCur(out)
 	out.Encode(c.e)
 	return nfs4.OK

@@ -278,7 +278,7 @@ func opRename(c *compound) uint32 {
 func (t *fileTable) renamed(e *export, oldRel, newRel string) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	for k, n := range t.nodes {
+	for k, n := range t.nodes.all() {
 		if k.exp != e.id || n.exp != e {
 			continue
 		}

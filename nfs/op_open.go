@@ -262,13 +262,14 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 		}
 		o = &openState{other: t.newOther(), client: cl, node: n, key: key}
 		cl.opens[key] = o
-		t.opens[o.other] = o
+		t.opens.put(o.other, o)
 		n.opens = append(n.opens, o)
 	}
-	o.seq++
-	o.access |= access
+	// Access before seqid: whoever sees the new seqid sees the access
+	// that came with it (find and checkWrite read them without the lock).
+	o.access.Or(access)
 	o.deny |= a.deny
-	return nfs4.Stateid{Seqid: o.seq, Other: o.other}, nfs4.OK
+	return nfs4.Stateid{Seqid: o.seq.Add(1), Other: o.other}, nfs4.OK
 }
 
 // openStateLocked finds the open (not lock) state sid names on the
@@ -281,7 +282,7 @@ func (c *compound) openStateLocked(sid nfs4.Stateid) (*openState, uint32) {
 	if s != nfs4.OK {
 		return nil, s
 	}
-	o, s := c.s.state.findLocked(c.sess.client, sid)
+	o, s := c.s.state.find(c.sess.client, sid)
 	if s != nfs4.OK {
 		return nil, s
 	}
@@ -345,12 +346,12 @@ func opOpenDowngrade(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	if access == 0 || access&^o.access != 0 || deny&^o.deny != 0 {
+	if access == 0 || access&^o.access.Load() != 0 || deny&^o.deny != 0 {
 		return nfs4.ErrInval
 	}
-	o.access, o.deny = access, deny
-	o.seq++
-	out := nfs4.Stateid{Seqid: o.seq, Other: o.other}
+	o.access.Store(access)
+	o.deny = deny
+	out := nfs4.Stateid{Seqid: o.seq.Add(1), Other: o.other}
 	c.setCur(out)
 	out.Encode(c.e)
 	return nfs4.OK
@@ -369,7 +370,7 @@ func opTestStateid(c *compound) uint32 {
 	for i := 0; i < n; i++ {
 		sid := nfs4.DecodeStateid(c.d)
 		t.mu.Lock()
-		_, s := t.findLocked(c.sess.client, sid)
+		_, s := t.find(c.sess.client, sid)
 		t.mu.Unlock()
 		c.e.Uint32(s)
 	}
@@ -390,11 +391,11 @@ func opFreeStateid(c *compound) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o, s := t.findLocked(c.sess.client, sid)
+	o, s := t.find(c.sess.client, sid)
 	if s == nfs4.ErrDelegRevoked {
 		// RFC 8881 section 8.2.4: freeing a revoked delegation's stateid
 		// is how the client acknowledges the revocation.
-		t.dropLocked(t.opens[sid.Other])
+		t.dropLocked(t.opens.get(sid.Other))
 		return nfs4.OK
 	}
 	if s != nfs4.OK {
@@ -415,7 +416,7 @@ func (c *compound) checkDelegClaim(sid nfs4.Stateid, n *node) uint32 {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	o, s := t.findLocked(c.sess.client, sid)
+	o, s := t.find(c.sess.client, sid)
 	if s != nfs4.OK {
 		return s
 	}

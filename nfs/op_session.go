@@ -1,6 +1,7 @@
 package nfs
 
 import (
+	"slices"
 	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -299,7 +300,7 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	if flags&nfs4.CreateSessionConnBackChan != 0 {
 		sess.bindBack(c.conn)
 	}
-	t.sessions[sess.id] = sess
+	t.sessions.put(sess.id, sess)
 	cl.sessions[sess.id] = sess
 	start := c.e.Pos()
 	c.e.Fixed(sess.id[:])
@@ -328,28 +329,26 @@ func (t *stateTable) confirmLocked(cl *client) {
 // forgotten first (a client reconnecting over and over must not grow it).
 const maxBoundConns = 16
 
-// bind associates conn with the session.
+// bind associates conn with the session. A connection already bound
+// (every SEQUENCE but a connection's first) costs no lock.
 func (sess *session) bind(conn *Conn) {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	sess.bindLocked(conn)
-}
-
-// bindLocked is bind with sess.mu held.
-func (sess *session) bindLocked(conn *Conn) {
-	if conn == nil {
+	if conn == nil || sess.boundTo(conn) {
 		return
 	}
-	for _, id := range sess.conns {
-		if id == conn.ID {
-			return
-		}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	var old []uint64
+	if p := sess.conns.Load(); p != nil {
+		old = *p
 	}
-	if len(sess.conns) >= maxBoundConns {
-		copy(sess.conns, sess.conns[1:])
-		sess.conns = sess.conns[:len(sess.conns)-1]
+	if slices.Contains(old, conn.ID) {
+		return
 	}
-	sess.conns = append(sess.conns, conn.ID)
+	if len(old) >= maxBoundConns {
+		old = old[1:]
+	}
+	conns := append(slices.Clip(old), conn.ID) // a new slice: readers hold the old one
+	sess.conns.Store(&conns)
 }
 
 // boundTo reports whether conn is bound to the session.
@@ -357,14 +356,8 @@ func (sess *session) boundTo(conn *Conn) bool {
 	if conn == nil {
 		return false
 	}
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	for _, id := range sess.conns {
-		if id == conn.ID {
-			return true
-		}
-	}
-	return false
+	p := sess.conns.Load()
+	return p != nil && slices.Contains(*p, conn.ID)
 }
 
 func opSequence(c *compound) uint32 {
@@ -431,7 +424,7 @@ func opDestroySession(c *compound) uint32 {
 	copy(k[:], sid)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sess := t.sessions[k]
+	sess := t.sessions.get(k)
 	if sess == nil {
 		return nfs4.ErrBadsession
 	}

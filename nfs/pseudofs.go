@@ -287,7 +287,7 @@ func (s *Server) Reload(list []Export) error {
 func (t *fileTable) dropExport(e *export) {
 	t.mu.RLock()
 	var gone []*node
-	for _, n := range t.nodes {
+	for _, n := range t.nodes.all() {
 		if n.exp == e {
 			gone = append(gone, n)
 		}

@@ -15,7 +15,7 @@ func (h *harness) nodeOf(ino uint64) *node {
 	h.t.Helper()
 	h.s.files.mu.RLock()
 	defer h.s.files.mu.RUnlock()
-	for _, n := range h.s.files.nodes {
+	for _, n := range h.s.files.nodes.all() {
 		if n.ino == ino {
 			return n
 		}

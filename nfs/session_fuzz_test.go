@@ -159,9 +159,9 @@ func FuzzCompoundOps(f *testing.F) {
 		if d.Uint32() != nfs4.OK {
 			return // SEQUENCE refused it: no slot was used
 		}
-		sess.mu.Lock()
+		sess.slots[0].mu.Lock()
 		kept := sess.slots[0].cache.ok
-		sess.mu.Unlock()
+		sess.slots[0].mu.Unlock()
 		again, _ := h.recordReads(build())
 		if !kept {
 			// Too big to keep: the retransmit is refused, never re-run.

@@ -78,8 +78,8 @@ func (rc *replyCache) copyTo(dst *replyCache) {
 func (t *stateTable) finishSlot(rep *Reply) {
 	sl := rep.slot
 	sess := rep.sess
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
 	if sl.seq != rep.slotSeq {
 		return
 	}
@@ -122,9 +122,9 @@ func (rep *Reply) emitReplay() {
 
 // takeSlot applies the slot rules of RFC 8881 section 2.10.6.1.
 func (c *compound) takeSlot(sess *session, slotID, seq uint32) uint32 {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
 	sl := &sess.slots[slotID]
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
 	switch seq {
 	case sl.seq + 1:
 		sl.seq = seq
@@ -133,7 +133,7 @@ func (c *compound) takeSlot(sess *session, slotID, seq uint32) uint32 {
 		c.rep.slot, c.rep.sess, c.rep.slotSeq = sl, sess, seq
 		// SP4_NONE: SEQUENCE binds its connection to the session (RFC
 		// 8881 section 2.10.3.1), as knfsd's nfsd4_sequence_check_conn.
-		sess.bindLocked(c.conn)
+		sess.bind(c.conn)
 		return nfs4.OK
 	case sl.seq:
 		switch {

@@ -10,10 +10,11 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
-// stateTable holds clients, sessions and open state. One mutex guards the
-// maps; each session has its own mutex for its slot table, so the hot path
-// (SEQUENCE on an existing session) takes the table lock only to find the
-// session.
+// stateTable holds clients, sessions and open state. One mutex guards
+// every change; each session has its own mutex for its slot table. The
+// lookups of every request (a session for SEQUENCE, a stateid for READ and
+// WRITE) take no lock: sessions and opens are lockFreeMaps, and what the
+// stateid checks read of an openState is atomic (issue 10 goal 5).
 type stateTable struct {
 	s  *Server
 	mu sync.Mutex
@@ -25,8 +26,8 @@ type stateTable struct {
 	drcUsed  int64 // reply cache memory reserved by sessions' slots
 	clients  map[uint64]*client
 	owners   map[string]*client
-	sessions map[[nfs4.SessionIDSize]byte]*session
-	opens    map[[nfs4.OtherSize]byte]*openState
+	sessions lockFreeMap[[nfs4.SessionIDSize]byte, *session]
+	opens    lockFreeMap[[nfs4.OtherSize]byte, *openState]
 	dl       delegTable // delegations (deleg.go)
 
 	// Grace period and the clients that may reclaim after a restart
@@ -77,11 +78,16 @@ type session struct {
 	fore   channelAttrs
 	drc    int64 // reply cache memory its slots reserved
 
-	mu    sync.Mutex
+	// slots each have their own lock: the requests of one session, even
+	// over many connections (Linux nconnect trunks them all onto one
+	// session), share no lock on their way through SEQUENCE.
 	slots []slot
-	// conns are the connections bound to the session (RFC 8881 section
-	// 2.10.3.1), most recent last; DESTROY_SESSION must come on one.
-	conns []uint64
+	// conns are the ids of the connections bound to the session (RFC
+	// 8881 section 2.10.3.1), most recent last; DESTROY_SESSION must come
+	// on one. Every SEQUENCE checks it, so it is read without a lock: a
+	// new binding (mu held) replaces the slice.
+	mu    sync.Mutex
+	conns atomic.Pointer[[]uint64]
 	cb    backChannel // callbacks (callback.go)
 }
 
@@ -92,6 +98,7 @@ type channelAttrs struct {
 // slot is one entry of a session's slot table (RFC 8881 section 2.10.6.1).
 // Its reply cache is in slotcache.go.
 type slot struct {
+	mu    sync.Mutex
 	seq   uint32
 	inUse bool
 	cache replyCache
@@ -99,13 +106,17 @@ type slot struct {
 
 // openState is the state behind an open or a lock stateid. A lock
 // stateid (lock != nil) takes its access from the open it came from.
+// other, client, node, key, lock and deleg are set before the state is
+// published and never change; seq and access change under stateTable.mu
+// but are atomic, so that find and the I/O checks may read them without
+// it; the rest is under stateTable.mu.
 type openState struct {
 	other  [nfs4.OtherSize]byte
-	seq    uint32
+	seq    atomic.Uint32
 	client *client
 	node   *node
 	key    openKey
-	access uint32
+	access atomic.Uint32
 	deny   uint32
 	lock   *lockOwner
 	deleg  *delegState // set for a delegation stateid (deleg.go)
@@ -124,14 +135,12 @@ func newStateTable(s *Server) *stateTable {
 		panic(err) // crypto/rand does not fail on Linux
 	}
 	return &stateTable{
-		s:        s,
-		rng:      rand.NewChaCha8(seed),
-		clients:  make(map[uint64]*client),
-		owners:   make(map[string]*client),
-		sessions: make(map[[nfs4.SessionIDSize]byte]*session),
-		opens:    make(map[[nfs4.OtherSize]byte]*openState),
-		records:  make(map[string]clientRecord),
-		store:    clientStore{dir: s.cfg.StateDir},
+		s:       s,
+		rng:     rand.NewChaCha8(seed),
+		clients: make(map[uint64]*client),
+		owners:  make(map[string]*client),
+		records: make(map[string]clientRecord),
+		store:   clientStore{dir: s.cfg.StateDir},
 
 		unconfirmed: make(map[string]*client),
 	}
@@ -145,7 +154,7 @@ func (t *stateTable) newOther() [nfs4.OtherSize]byte {
 		var o [nfs4.OtherSize]byte
 		binary.BigEndian.PutUint32(o[:4], t.s.boot)
 		binary.BigEndian.PutUint64(o[4:], t.rng.Uint64())
-		if t.opens[o] == nil {
+		if t.opens.get(o) == nil {
 			return o
 		}
 	}
@@ -168,7 +177,7 @@ func (t *stateTable) newSessionID() [nfs4.SessionIDSize]byte {
 		binary.BigEndian.PutUint32(id[:4], t.s.boot)
 		binary.BigEndian.PutUint64(id[4:], t.rng.Uint64())
 		binary.BigEndian.PutUint32(id[12:], uint32(t.rng.Uint64()))
-		if t.sessions[id] == nil {
+		if t.sessions.get(id) == nil {
 			return id
 		}
 	}
@@ -192,12 +201,12 @@ func (t *stateTable) removeClientLocked(c *client) {
 	}
 }
 
+// session finds a session by id. It takes no lock: SEQUENCE, the first
+// op of nearly every request, calls it.
 func (t *stateTable) session(id []byte) *session {
 	var k [nfs4.SessionIDSize]byte
 	copy(k[:], id)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.sessions[k]
+	return t.sessions.get(k)
 }
 
 // holds reports whether open or lock state refers to n.
@@ -209,7 +218,7 @@ func (t *stateTable) holds(n *node) bool {
 
 // dropLocked forgets an open or lock stateid, with the locks it holds.
 func (t *stateTable) dropLocked(o *openState) {
-	delete(t.opens, o.other)
+	t.opens.del(o.other)
 	delete(o.client.opens, o.key)
 	if o.deleg != nil {
 		t.unlinkDelegLocked(o)
@@ -228,30 +237,10 @@ func (t *stateTable) dropLocked(o *openState) {
 	}
 }
 
-// checkIO checks a stateid of client cl against node n for I/O, per RFC
-// 8881 section 8.2: special stateids pass, unknown ones are bad, ones from
-// an earlier boot are stale, and a seqid other than 0 must be current.
-func (t *stateTable) checkIO(cl *client, sid nfs4.Stateid, n *node) uint32 {
-	if sid == nfs4.AnonStateid || sid == nfs4.BypassStateid {
-		return nfs4.OK
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	o, st := t.findLocked(cl, sid)
-	if st != nfs4.OK {
-		return st
-	}
-	if !o.node.same(n) {
-		return nfs4.ErrBadStateid
-	}
-	return nfs4.OK
-}
-
 // checkWrite checks an open or lock stateid of client cl for writing n.
+// It takes no lock (see find).
 func (t *stateTable) checkWrite(cl *client, sid nfs4.Stateid, n *node) uint32 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	o, st := t.findLocked(cl, sid)
+	o, st := t.find(cl, sid)
 	if st != nfs4.OK {
 		return st
 	}
@@ -261,31 +250,39 @@ func (t *stateTable) checkWrite(cl *client, sid nfs4.Stateid, n *node) uint32 {
 	if o.lock != nil {
 		o = o.lock.open
 	}
-	if o.access&nfs4.ShareAccessWrite == 0 {
+	if o.access.Load()&nfs4.ShareAccessWrite == 0 {
 		return nfs4.ErrOpenmode
 	}
 	return nfs4.OK
 }
 
-// findLocked looks sid up among the state of client cl. Another client's
-// stateid is as unknown as one never issued (RFC 8881 section 8.2.4: a
-// stateid is valid only for the client it was given to), so it cannot be
-// used to read, write, lock or close through someone else's open.
-func (t *stateTable) findLocked(cl *client, sid nfs4.Stateid) (*openState, uint32) {
+// find looks sid up among the state of client cl, per RFC 8881 section
+// 8.2: ones from an earlier boot are stale, unknown ones are bad, and a
+// seqid other than 0 must be current. Another client's stateid is as
+// unknown as one never issued (section 8.2.4: a stateid is valid only for
+// the client it was given to), so it cannot be used to read, write, lock
+// or close through someone else's open.
+//
+// find takes no lock. Called without stateTable.mu (the I/O checks), its
+// answer is that of a moment during the call: a CLOSE or OPEN_DOWNGRADE
+// racing with a READ may take effect just before or just after it, as it
+// could with the lock, while one whose reply the client has seen always
+// counts. Callers that change the state they found hold stateTable.mu.
+func (t *stateTable) find(cl *client, sid nfs4.Stateid) (*openState, uint32) {
 	if binary.BigEndian.Uint32(sid.Other[:4]) != t.s.boot {
 		return nil, nfs4.ErrStaleStateid
 	}
-	o := t.opens[sid.Other]
+	o := t.opens.get(sid.Other)
 	if o == nil || o.client != cl {
 		return nil, nfs4.ErrBadStateid
 	}
-	if o.deleg != nil && o.deleg.revoked {
+	if o.deleg != nil && o.deleg.revoked.Load() {
 		return nil, nfs4.ErrDelegRevoked
 	}
-	switch {
-	case sid.Seqid == 0 || sid.Seqid == o.seq:
+	switch seq := o.seq.Load(); {
+	case sid.Seqid == 0 || sid.Seqid == seq:
 		return o, nfs4.OK
-	case sid.Seqid < o.seq:
+	case sid.Seqid < seq:
 		return nil, nfs4.ErrOldStateid
 	}
 	return nil, nfs4.ErrBadStateid

@@ -175,7 +175,7 @@ func TestLeaseExpiry(t *testing.T) {
 		t.Fatal("no client")
 	}
 	h.s.state.expire(time.Now().Add(time.Hour))
-	if len(h.s.state.clients) != 0 || len(h.s.state.sessions) != 0 {
+	if len(h.s.state.clients) != 0 || h.s.state.sessions.len() != 0 {
 		t.Fatal("expired client kept")
 	}
 	_, st, _ := h.compound(1, func(e *xdr.Encoder) { h.sequence(e) })
