@@ -159,6 +159,47 @@ for rep in $(seq "$REPS"); do
 	[ $((rep % 2)) = 1 ] || { a=uring b=cores2; }
 	nb "g6-$rep" "$a" "$b" randread --size "$RM_SIZE" --ops "$OPS" --conns 4 --depth 16 --no-verify --stonewall 30s
 done
+# 7. goal 3: cached 1 MiB READ against iperf3 on loopback (splice.sh:
+# the copy path as it is; the splice prototype's numbers are in
+# BENCHMARKS.md). Needs iperf3; skipped (goal 3 printed as not measured)
+# without it.
+stop_ganesha
+if command -v iperf3 >/dev/null; then
+	WORK=$WORK/splice BASE_PORT=$((BASE_PORT + 10)) SIZE=${SPLICE_SIZE:-2G} REPS=$REPS NO_BUILD=1 \
+		timeout 900 bash "$ROOT/bench/scripts/splice.sh" >"$WORK/json/splice.out" 2>&1 ||
+		log "splice.sh failed: $(tail -3 "$WORK/json/splice.out")"
+	[ ! -s "$WORK/splice/results.jsonl" ] || sed 's/^{/{"tag": "g3", /' "$WORK/splice/results.jsonl" >>"$RES"
+else
+	log "iperf3 missing (apt-get install -y iperf3): goal 3 not measured"
+fi
+# 8. goal 5: the handler's mutex profile with 16 goroutines (nfs parallel
+# benchmarks: many clients, each its own session, READ / one session /
+# WRITE): delay in locks taken by the nfs package against the total.
+(cd "$ROOT" && go test -c -o "$WORK/nfs.test" ./nfs) && (cd "$WORK" && ./nfs.test -test.run XXX \
+	-test.bench 'Parallel(Read|ReadOneSession|Write4K)$' -test.benchtime 100000x -test.cpu 16 \
+	-test.mutexprofile "$WORK/g5-mutex.out" >"$WORK/json/g5-bench.txt" 2>&1) &&
+	go tool pprof -traces "$WORK/nfs.test" "$WORK/g5-mutex.out" >"$WORK/json/g5-traces.txt" 2>/dev/null &&
+	python3 - "$WORK/json/g5-traces.txt" "$WORK/json/g5-bench.txt" >>"$RES" <<'EOF2' || log "goal 5 profile failed: $(tail -3 "$WORK/json/g5-bench.txt")"
+import json, re, sys
+units = {"ns": 1e-3, "us": 1, "ms": 1e3, "s": 1e6}
+total = nfs = 0.0
+top = {}
+for block in open(sys.argv[1]).read().split("-----------+")[1:]:
+    m = re.search(r"^\s*([\d.]+)(ns|us|ms|s)\s", block.split("\n", 1)[1] if "\n" in block else "", re.M)
+    if not m:
+        continue
+    d = float(m.group(1)) * units[m.group(2)]
+    total += d
+    frames = re.findall(r"(\S+)\s*$", block, re.M)
+    # A lock of the nfs package: a sync lock called from nfs code.
+    if any(f.startswith("sync.") for f in frames) and any("nfsd-uring/nfs." in f for f in frames):
+        nfs += d
+        k = next(f for f in frames if "nfsd-uring/nfs." in f)
+        top[k] = top.get(k, 0) + d
+ns = {m.group(1): float(m.group(2)) for m in re.finditer(r"Benchmark(\w+)-\d+\s+\d+\s+([\d.]+) ns/op", open(sys.argv[2]).read())}
+print(json.dumps({"tag": "g5", "server": "handle", "total_us": total, "nfs_us": nfs,
+                  "top": sorted(top.items(), key=lambda kv: -kv[1])[:3], "ns_per_op": ns}))
+EOF2
 
 echo
 echo "## peer-compare.sh (built from $BUILD_REV)"
@@ -166,5 +207,5 @@ machine_note
 for s in uring portable; do
 	[ -s "$WORK/json/io500-$s.out" ] && sed -n '/^ratios/,$p' "$WORK/json/io500-$s.out"
 done
-python3 "$ROOT/bench/scripts/peer_summary.py" "$RES"
+python3 "$ROOT/bench/scripts/peer_summary.py" "$RES" "$WORK/json"
 runtime
