@@ -48,16 +48,18 @@ type Counter int
 
 // Per-shard counters.
 const (
-	BytesRead        Counter = iota // file data sent in READ and READ_PLUS replies
-	BytesWritten                    // file data written by WRITE
-	ReadPlusData                    // READ_PLUS DATA segments sent
-	ReadPlusHole                    // READ_PLUS HOLE segments sent
-	ReadPlusHoleSkip                // bytes a HOLE segment saved sending
-	ReadsDirect                     // file reads done with O_DIRECT
-	ReadsBuffered                   // file reads done through the page cache
-	WritesDirect                    // writes (or parts of split ones) done with O_DIRECT
-	WritesBuffered                  // plain buffered writes (or parts)
-	WritesDontcache                 // buffered writes with RWF_DONTCACHE
+	BytesRead          Counter = iota // file data sent in READ and READ_PLUS replies
+	BytesWritten                      // file data written by WRITE
+	ReadPlusData                      // READ_PLUS DATA segments sent
+	ReadPlusHole                      // READ_PLUS HOLE segments sent
+	ReadPlusHoleSkip                  // bytes a HOLE segment saved sending
+	ReadPlusExtentHits                // READ_PLUS replies planned from the extent cache alone (no lseek)
+	ReadPlusLseeks                    // lseeks (SEEK_DATA, SEEK_HOLE) READ_PLUS made
+	ReadsDirect                       // file reads done with O_DIRECT
+	ReadsBuffered                     // file reads done through the page cache
+	WritesDirect                      // writes (or parts of split ones) done with O_DIRECT
+	WritesBuffered                    // plain buffered writes (or parts)
+	WritesDontcache                   // buffered writes with RWF_DONTCACHE
 	NumCounters
 )
 

@@ -94,6 +94,17 @@ func (c *compound) countSegments(segs []extent) {
 	}
 }
 
+// countExtentLookup counts one READ_PLUS extent lookup that made seeks
+// lseeks: none is a hit of the file's extent cache.
+func (c *compound) countExtentLookup(seeks uint64) {
+	sh := c.clock.stats
+	if seeks == 0 {
+		sh.Add(metrics.ReadPlusExtentHits, 1)
+		return
+	}
+	sh.Add(metrics.ReadPlusLseeks, seeks)
+}
+
 // countComplete finishes the counts of a reply whose reads are done: the
 // data it carries and the latency of the read that waited for them.
 func (s *Server) countComplete(rep *Reply) {

@@ -157,8 +157,11 @@ func opReadPlus(c *compound) uint32 {
 func (c *compound) planSegments(fd int, st *unix.Stat_t, off, n int64) []extent {
 	cfh := c.cfh
 	cfh.mu.Lock()
+	seeks := cfh.extent.seeks
 	raw := cfh.extent.extents(fd, st, off, off+n, c.rep.extents[:0])
+	seeks = cfh.extent.seeks - seeks
 	cfh.mu.Unlock()
+	c.countExtentLookup(seeks)
 	c.rep.extents = raw[:0]
 	return mergeSegments(raw)
 }

@@ -24,6 +24,7 @@ type Collector struct {
 	set *metrics.Set
 
 	ops, opSeconds, bytes, segs, holeBytes, fileIO  *prometheus.Desc
+	extentHits, lseeks                              *prometheus.Desc
 	ringSub, ringComp, ringOverflow, rejected, info *prometheus.Desc
 	version, revision                               string
 }
@@ -40,6 +41,8 @@ func NewCollector(set *metrics.Set, version, revision string) *Collector {
 		bytes:        d("file_bytes_total", "file data read (sent in READ and READ_PLUS replies) and written", "dir"),
 		segs:         d("read_plus_segments_total", "READ_PLUS segments sent, by type", "type"),
 		holeBytes:    d("read_plus_hole_bytes_total", "bytes not sent because READ_PLUS described them as a hole"),
+		extentHits:   d("read_plus_extent_cache_hits_total", "READ_PLUS replies planned from the file's extent cache alone (no lseek)"),
+		lseeks:       d("read_plus_lseeks_total", "lseeks (SEEK_DATA, SEEK_HOLE) READ_PLUS made to find data and holes"),
 		fileIO:       d("file_io_total", "file reads and writes (parts of split writes counted apart) by how they were done", "dir", "mode"),
 		ringSub:      d("ring_submissions_total", "SQEs submitted by an io_uring event loop", "loop"),
 		ringComp:     d("ring_completions_total", "CQEs reaped by an io_uring event loop", "loop"),
@@ -51,7 +54,7 @@ func NewCollector(set *metrics.Set, version, revision string) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ops, c.opSeconds, c.bytes, c.segs, c.holeBytes, c.fileIO,
+	for _, d := range []*prometheus.Desc{c.ops, c.opSeconds, c.bytes, c.segs, c.holeBytes, c.fileIO, c.extentHits, c.lseeks,
 		c.ringSub, c.ringComp, c.ringOverflow, c.rejected, c.info} {
 		ch <- d
 	}
@@ -95,6 +98,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.segs, k[metrics.ReadPlusData], "data")
 	counter(c.segs, k[metrics.ReadPlusHole], "hole")
 	counter(c.holeBytes, k[metrics.ReadPlusHoleSkip])
+	counter(c.extentHits, k[metrics.ReadPlusExtentHits])
+	counter(c.lseeks, k[metrics.ReadPlusLseeks])
 	counter(c.fileIO, k[metrics.ReadsDirect], "read", "direct")
 	counter(c.fileIO, k[metrics.ReadsBuffered], "read", "buffered")
 	counter(c.fileIO, k[metrics.WritesDirect], "write", "direct")

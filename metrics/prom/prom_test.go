@@ -173,6 +173,23 @@ func testServerMetrics(t *testing.T, engName string) {
 	if timed := value(t, text, `nfsd_uring_operation_seconds_count{op="READ"}`); reads < 4 || timed != reads {
 		t.Errorf("READ: %v ok, %v timed", reads, timed)
 	}
+	// The sparse file's first READ_PLUS walked it with lseeks; a second
+	// read is planned from its extent cache alone.
+	seeks := value(t, text, `nfsd_uring_read_plus_lseeks_total`)
+	hits := value(t, text, `nfsd_uring_read_plus_extent_cache_hits_total`)
+	if seeks == 0 {
+		t.Error("no READ_PLUS lseeks counted")
+	}
+	if _, err := c.ReadFilePlus(ctx, "sparse", 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	again := scrape(t, Handler(NewCollector(set, "test", ""), true))
+	if v := value(t, again, `nfsd_uring_read_plus_lseeks_total`); v != seeks {
+		t.Errorf("a second READ_PLUS made %v more lseeks, want 0", v-seeks)
+	}
+	if v := value(t, again, `nfsd_uring_read_plus_extent_cache_hits_total`); v <= hits {
+		t.Errorf("extent cache hits %v after a second READ_PLUS, were %v", v, hits)
+	}
 	if engName == "uring" {
 		if v := value(t, text, `nfsd_uring_ring_submissions_total{loop="0"}`); v == 0 {
 			t.Error("no ring submissions counted")
