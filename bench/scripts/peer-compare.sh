@@ -64,7 +64,8 @@ RES=$WORK/results.jsonl
 : >"$RES"
 machine_note
 
-start_server UPID "$UPORT" "$WORK/uring.log" --export "$WORK/uring" --engine uring --state-dir "$WORK/state"
+MPORT=$((BASE_PORT + 20))
+start_server UPID "$UPORT" "$WORK/uring.log" --export "$WORK/uring" --engine uring --state-dir "$WORK/state" --metrics "127.0.0.1:$MPORT"
 start_server PPID_ "$PPORT" "$WORK/portable.log" --export "$WORK/portable" --engine portable --state-dir "$WORK/state"
 start_server BPID "$BPORT" "$WORK/buffered.log" --export "$WORK/uring" --engine uring --direct-reads off --state-dir "$WORK/state"
 start_server CPID "$CPORT" "$WORK/cores2.log" --export "$WORK/uring" --engine uring --cores 2 --state-dir "$WORK/state"
@@ -159,6 +160,18 @@ for rep in $(seq "$REPS"); do
 	[ $((rep % 2)) = 1 ] || { a=uring b=cores2; }
 	nb "g6-$rep" "$a" "$b" randread --size "$RM_SIZE" --ops "$OPS" --conns 4 --depth 16 --no-verify --stonewall 30s
 done
+# goal 4's counters: the uring server's READ_PLUS extent cache over the
+# whole run (readmatrix, cold table, goal 4), from its /metrics
+python3 - "http://127.0.0.1:$MPORT/metrics" >>"$RES" <<'EOF2' || log "could not read the uring server's metrics"
+import json, re, sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
+def v(pat):
+    return sum(float(m.group(1)) for m in re.finditer("^" + pat + r"\s+(\S+)$", text, re.M))
+print(json.dumps({"tag": "g4m", "server": "uring",
+                  "read_plus": v(r'nfsd_uring_operations_total\{op="READ_PLUS",status="[^"]*"\}'),
+                  "hits": v("nfsd_uring_read_plus_extent_cache_hits_total"),
+                  "lseeks": v("nfsd_uring_read_plus_lseeks_total")}))
+EOF2
 # 7. goal 3: cached 1 MiB READ against iperf3 on loopback (splice.sh:
 # the copy path as it is; the splice prototype's numbers are in
 # BENCHMARKS.md). Needs iperf3; skipped (goal 3 printed as not measured)

@@ -154,6 +154,12 @@ else:
     print("goal 3: not measured (iperf3 missing); see BENCHMARKS.md \"Goal 3\"")
 a, b = val(rp, "server_cpu_us_per_op"), val(rd, "server_cpu_us_per_op")
 goal(4, f"1 MiB all-hole READ_PLUS vs 4 KiB READ server CPU ({f(a, 1)} vs {f(b, 1)} µs/op, medians of {len(rp)})", ratio(a, b))
+g4m = pick(tag="g4m")
+if g4m and g4m[0]["read_plus"]:
+    m = g4m[0]
+    print(f"goal 4: READ_PLUS extent cache, uring server over the run: {m['read_plus']:.0f} READ_PLUS, hit rate "
+          f"{100 * m['hits'] / m['read_plus']:.1f} %, {m['lseeks'] / m['read_plus']:.2f} lseeks per READ_PLUS "
+          f"(nfsd_uring_read_plus_extent_cache_hits_total, _lseeks_total)")
 h4 = val(pick(tag="handle", wl="HandleRead4K"), "ns_per_op")
 hh = val(pick(tag="handle", wl="HandleReadPlusHole1M"), "ns_per_op")
 goal(4, f"same, server's own work in-process (nfs Handle benchmarks: {f(hh)} vs {f(h4)} ns/op, medians)", ratio(hh, h4))
