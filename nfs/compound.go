@@ -73,7 +73,7 @@ func (c *compound) remember(n *node, st *unix.Stat_t) {
 
 // recall fills st from the memo when it holds n's attributes.
 func (c *compound) recall(n *node, st *unix.Stat_t) bool {
-	if c.memo.n == nil || c.memo.n != n {
+	if n == nil || c.memo.n != n {
 		return false
 	}
 	*st = c.memo.st

@@ -144,20 +144,20 @@ func (n *node) check(fd int, st *unix.Stat_t) error {
 	return nil
 }
 
-// stat fills st for n by a confined O_PATH open of its path.
-// A descriptor n keeps open answers without an open; a directory's O_PATH
-// descriptor is kept for the next request (pathFD).
+// stat fills st for n: a directory through its kept O_PATH descriptor
+// (pathFD), a file through a descriptor it keeps open, else by a confined
+// O_PATH open of its path, whose check reads the attributes.
 func (n *node) stat(st *unix.Stat_t) error {
-	if ok, err := n.fstatCached(st); ok {
-		return removedDir(n, st, err)
-	}
 	if n.isDir() {
 		fd, err := n.pathFD()
 		if err != nil {
 			return err
 		}
 		defer n.unpin()
-		return removedDir(n, st, unix.Fstat(fd, st))
+		return staleIfRemoved(st, unix.Fstat(fd, st))
+	}
+	if ok, err := n.fstatCached(st); ok {
+		return err
 	}
 	fd, err := n.openStat(unix.O_PATH, nil, st)
 	if err != nil {
@@ -167,11 +167,11 @@ func (n *node) stat(st *unix.Stat_t) error {
 	return nil
 }
 
-// removedDir turns the attributes of a directory removed since its
+// staleIfRemoved turns the attributes of a directory removed since its
 // descriptor was kept (no links left) into ESTALE, as a lookup by path
 // would have: nothing can be made or found in it any more.
-func removedDir(n *node, st *unix.Stat_t, err error) error {
-	if err == nil && n.isDir() && st.Nlink == 0 {
+func staleIfRemoved(st *unix.Stat_t, err error) error {
+	if err == nil && st.Nlink == 0 {
 		return unix.ESTALE
 	}
 	return err

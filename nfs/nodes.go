@@ -292,15 +292,12 @@ func (n *node) openPathFD() (int, error) {
 	return n.pfd, nil
 }
 
-// fstatCached fills st from one of n's published descriptors, without the
-// lock; false when it has none open.
+// fstatCached fills st from n's published read (or read-write)
+// descriptor, without the lock; false when it has none open.
 func (n *node) fstatCached(st *unix.Stat_t) (bool, error) {
 	n.pin()
 	defer n.unpin()
 	fd, ok := n.pub.read.get()
-	if !ok || fd < 0 {
-		fd, ok = n.pub.path.get()
-	}
 	if !ok || fd < 0 {
 		return false, nil
 	}

@@ -214,15 +214,12 @@ func opReadlink(c *compound) uint32 {
 	if n.exp == nil {
 		return nfs4.ErrInval
 	}
-	fd, err := n.open(unix.O_PATH, nil)
+	var st unix.Stat_t
+	fd, err := n.openStat(unix.O_PATH, nil, &st)
 	if err != nil {
 		return errno(err)
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return errno(err)
-	}
 	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
 		return nfs4.ErrInval
 	}

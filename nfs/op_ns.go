@@ -47,7 +47,7 @@ func (c *compound) openDir(n *node) (dirOp, uint32) {
 		return dirOp{}, errno(err)
 	}
 	var st unix.Stat_t
-	if err := removedDir(n, &st, unix.Fstat(fd, &st)); err != nil {
+	if err := staleIfRemoved(&st, unix.Fstat(fd, &st)); err != nil {
 		n.unpin()
 		return dirOp{}, errno(err)
 	}
