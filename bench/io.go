@@ -147,11 +147,11 @@ func (r *reader) readOnce(ctx context.Context, c *client.Client, f *client.File,
 		r.fallback.Store(true)
 		r.m.Note(fmt.Sprintf("server refused READ_PLUS (%v): fell back to READ", err))
 	}
-	data, eof, err := c.Read(ctx, f.FH, f.Stateid, off, uint32(len(dst)))
+	n, eof, err := c.ReadInto(ctx, f.FH, f.Stateid, off, dst)
 	if err != nil {
 		return 0, false, fmt.Errorf("READ %d bytes at %d: %w", len(dst), off, err)
 	}
-	return copy(dst, data), eof, nil
+	return n, eof, nil
 }
 
 func readPlusError(err error, off uint64, count int, segs []client.Segment) error {

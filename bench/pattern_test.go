@@ -60,3 +60,39 @@ func TestDataSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchesAgreesWithFill checks the in-place comparison against Fill's
+// bytes for every layout at odd offsets and lengths, and that a flipped
+// byte anywhere (header, pattern or hole) is caught.
+func TestMatchesAgreesWithFill(t *testing.T) {
+	for _, l := range Layouts() {
+		for _, c := range [][2]int64{{0, 1}, {3, 5}, {7, 2}, {0, blockSize}, {100, 3 * blockSize}, {4090, 47008}, {12345, 70000}} {
+			off, n := c[0], c[1]
+			buf := make([]byte, n)
+			l.Fill(buf, off)
+			if !l.matches(buf, off) {
+				t.Fatalf("%s [%d,+%d): Fill's bytes do not match", l.Name, off, n)
+			}
+			for i := int64(0); i < n; i += max(1, n/97) {
+				buf[i] ^= 0x80
+				if l.matches(buf, off) {
+					t.Fatalf("%s [%d,+%d): flipped byte %d not caught", l.Name, off, n, i)
+				}
+				buf[i] ^= 0x80
+			}
+		}
+	}
+}
+
+func BenchmarkVerify1M(b *testing.B) {
+	l, _ := LayoutByName("data")
+	buf := make([]byte, 1<<20)
+	l.Fill(buf, 0)
+	var scratch []byte
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		if err := l.Verify(buf, 0, &scratch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -22,6 +22,10 @@ type Reply struct {
 	N      int // number of results in resarray
 	D      *xdr.Decoder
 	Raw    []byte // the whole RPC reply record, record mark excluded
+	// Placed is the length of the last result's opaque when it was read
+	// into the caller's buffer (a sink) rather than into Raw, which then
+	// ends where the opaque's bytes would start; -1 when it was not.
+	Placed int
 	next   int
 }
 
@@ -79,7 +83,7 @@ func decodeCompound(rec []byte, xid uint32) (*Reply, error) {
 	if err := decodeReplyHeader(d, xid); err != nil {
 		return nil, err
 	}
-	r := &Reply{D: d, Raw: rec}
+	r := &Reply{D: d, Raw: rec, Placed: -1}
 	r.Status = d.Uint32()
 	r.Tag = d.Opaque(nfs4.OpaqueLimit)
 	r.N = d.ArrayLen(1<<16, 8)

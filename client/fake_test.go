@@ -170,6 +170,27 @@ func (s *fakeServer) op(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
 		}
 		e.Uint32(0)
 		fakeReadPlus(e, off, count)
+	case nfs4.OpRead:
+		nfs4.DecodeStateid(d)
+		off, count := d.Uint64(), d.Uint32()
+		if off == slowOff {
+			time.Sleep(200 * time.Millisecond)
+		}
+		if s.calls.Add(1)%5 == 0 || s.delayAll.Load() {
+			e.Uint32(nfs4.ErrDelay)
+			return nfs4.ErrDelay
+		}
+		e.Uint32(0)
+		end := min(off+uint64(count), fakeSize)
+		if off > end {
+			end = off
+		}
+		e.Bool(end == fakeSize)
+		buf := make([]byte, end-off)
+		for i := range buf {
+			buf[i] = fakeByte(off + uint64(i))
+		}
+		e.Opaque(buf)
 	case nfs4.OpDestroySession:
 		d.Skip(16)
 		e.Uint32(0)
@@ -344,4 +365,133 @@ func TestFakeConnectionLoss(t *testing.T) {
 	}
 	<-c.Closed()
 	c.Close()
+}
+
+// TestFakeReadInto reads the fake file with READ into the caller's buffer
+// from many goroutines, beside READ_PLUS calls taking the ordinary path,
+// with odd lengths (XDR padding) and NFS4ERR_DELAY replies (not placed).
+func TestFakeReadInto(t *testing.T) {
+	s := startFake(t)
+	c := dialFake(t, s)
+	defer c.Close()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for g := range 16 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			errs <- readIntoAndCheck(ctx, c, uint64(g*991), 3001+uint32(g)*4099)
+		}()
+		go func() {
+			defer wg.Done()
+			errs <- readAndCheck(ctx, c, uint64(g*997), 5000+uint32(g))
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	st := c.Stats()
+	if st.ReadsPlaced == 0 || st.Delays == 0 {
+		t.Errorf("stats %+v: want placed reads and delays", st)
+	}
+}
+
+// readIntoAndCheck reads the fake file from off to eof with ReadInto; the
+// buffer is poisoned before each call so unwritten bytes show.
+func readIntoAndCheck(ctx context.Context, c *Client, off uint64, chunk uint32) error {
+	buf := make([]byte, chunk)
+	for {
+		for i := range buf {
+			buf[i] = 0xee
+		}
+		n, eof, err := c.ReadInto(ctx, []byte("fh"), nfs4.AnonStateid, off, buf)
+		if err != nil {
+			return err
+		}
+		if want := min(uint64(chunk), fakeSize-off); uint64(n) != want {
+			return fmt.Errorf("READ at %d: %d bytes, want %d", off, n, want)
+		}
+		for i := range n {
+			if buf[i] != fakeByte(off+uint64(i)) {
+				return fmt.Errorf("byte %d: %#x want %#x", off+uint64(i), buf[i], fakeByte(off+uint64(i)))
+			}
+		}
+		off += uint64(n)
+		if eof {
+			if off != fakeSize {
+				return fmt.Errorf("eof at %d", off)
+			}
+			return nil
+		}
+	}
+}
+
+// TestFakeReadIntoCancel gives up on a READ whose reply comes late: the
+// reply must not land in the buffer afterwards, and the slot must stay in
+// order.
+func TestFakeReadIntoCancel(t *testing.T) {
+	s := startFake(t)
+	c := dialFake(t, s)
+	defer c.Close()
+	buf := make([]byte, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	_, _, err := c.ReadInto(ctx, []byte("fh"), nfs4.AnonStateid, slowOff, buf)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v", err)
+	}
+	for i := range buf {
+		buf[i] = 0xee
+	}
+	time.Sleep(300 * time.Millisecond) // the late reply arrives
+	for i, b := range buf {
+		if b != 0xee {
+			t.Fatalf("byte %d written after the call gave up", i)
+		}
+	}
+	for i := range 40 {
+		if _, _, err := c.ReadInto(context.Background(), []byte("fh"), nfs4.AnonStateid, uint64(i), buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLocateReadData checks the reply parser on a real reply and on every
+// truncation of it.
+func TestLocateReadData(t *testing.T) {
+	e := xdr.NewEncoder(256)
+	for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, nfs4.OK} {
+		e.Uint32(v)
+	}
+	e.Opaque([]byte("tag"))
+	e.Uint32(3)
+	e.Uint32(nfs4.OpSequence)
+	e.Uint32(nfs4.OK)
+	e.Fixed(make([]byte, nfs4.SessionIDSize+20))
+	for _, op := range []uint32{nfs4.OpPutfh, nfs4.OpRead} {
+		e.Uint32(op)
+		e.Uint32(nfs4.OK)
+	}
+	e.Bool(true)
+	e.Uint32(5)
+	head := e.AppendTo(nil)
+	start, n, ok := locateReadData(head)
+	if !ok || start != len(head) || n != 5 {
+		t.Fatalf("locate = %d, %d, %v; want %d, 5, true", start, n, ok, len(head))
+	}
+	for k := range len(head) {
+		if _, _, ok := locateReadData(head[:k]); ok {
+			t.Fatalf("located in the first %d bytes", k)
+		}
+	}
+	bad := append([]byte(nil), head...)
+	bad[len(bad)-12+3] = byte(nfs4.ErrIO) // READ's status
+	if _, _, ok := locateReadData(bad); ok {
+		t.Fatal("located the data of a failed READ")
+	}
 }

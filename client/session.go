@@ -67,9 +67,15 @@ func (c *Client) ForeChannel() ChannelAttrs { return c.sess.attrs }
 // call r.Op for each operation in order; a failed operation comes back as
 // a *StatusError.
 func (c *Client) Compound(ctx context.Context, build BuildFunc, parse ParseFunc) error {
+	return c.compound(ctx, build, parse, nil)
+}
+
+// compound is Compound whose last result's opaque may be read into s (see
+// sink); parse finds in Reply.Placed whether it was.
+func (c *Client) compound(ctx context.Context, build BuildFunc, parse ParseFunc, s *sink) error {
 	wait := c.opts.DelayMin
 	for try := 0; ; try++ {
-		err := c.compoundOnce(ctx, build, parse)
+		err := c.compoundOnce(ctx, build, parse, s)
 		if !IsStatus(err, nfs4.ErrDelay) || try >= c.opts.DelayRetries {
 			return err
 		}
@@ -85,7 +91,7 @@ func (c *Client) Compound(ctx context.Context, build BuildFunc, parse ParseFunc)
 	}
 }
 
-func (c *Client) compoundOnce(ctx context.Context, build BuildFunc, parse ParseFunc) error {
+func (c *Client) compoundOnce(ctx context.Context, build BuildFunc, parse ParseFunc, s *sink) error {
 	slot, seq, err := c.AcquireSlot(ctx)
 	if err != nil {
 		return err
@@ -95,7 +101,7 @@ func (c *Client) compoundOnce(ctx context.Context, build BuildFunc, parse ParseF
 		EncodeSequence(e, c.sess.id, seq, slot, c.sess.highest, false)
 		return 1 + build(e)
 	})
-	ch, err := c.t.send(xid, e.Iovecs())
+	ch, err := c.t.sendSink(xid, e.Iovecs(), s)
 	if err != nil {
 		c.ReleaseSlot(slot, seq)
 		return err
@@ -104,6 +110,12 @@ func (c *Client) compoundOnce(ctx context.Context, build BuildFunc, parse ParseF
 	select {
 	case res = <-ch:
 	case <-ctx.Done():
+		if s != nil && !c.t.unsink(xid) {
+			// The reply is being read into s.dst: wait for it, so
+			// the caller gets its buffer back untouched from here on.
+			res = <-ch
+			break
+		}
 		go func() { c.settleSlot(slot, seq, xid, <-ch) }()
 		return ctx.Err()
 	}
@@ -132,6 +144,9 @@ func (c *Client) settleSlot(slot, seq, xid uint32, res result) (*Reply, error) {
 	r, err := decodeCompound(res.rec, xid)
 	if err != nil {
 		return nil, err
+	}
+	if res.sunk {
+		r.Placed = res.placed
 	}
 	if err := r.Op(nfs4.OpSequence); err != nil {
 		return nil, err

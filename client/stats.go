@@ -10,6 +10,7 @@ type Stats struct {
 	Dropped       uint64 // replies nobody waited for
 
 	ReadBytes         uint64 // data delivered by READ
+	ReadsPlaced       uint64 // READ replies read straight into the caller's buffer (ReadInto)
 	ReadPlusCalls     uint64
 	ReadPlusDataBytes uint64 // DATA segment payload on the wire
 	ReadPlusHoleBytes uint64 // bytes zero-filled from HOLE segments
@@ -38,6 +39,7 @@ func (c *Client) Stats() Stats {
 		Delays:            c.stats.delays.Load(),
 		Dropped:           c.t.dropped.Load(),
 		ReadBytes:         c.stats.readBytes.Load(),
+		ReadsPlaced:       c.t.sunk.Load(),
 		ReadPlusCalls:     c.stats.readPlusCalls.Load(),
 		ReadPlusDataBytes: c.stats.readPlusData.Load(),
 		ReadPlusHoleBytes: c.stats.readPlusHole.Load(),

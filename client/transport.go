@@ -1,9 +1,11 @@
 package client
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -15,10 +17,41 @@ import (
 var ErrClosed = errors.New("client: connection closed")
 
 // result is one reply record, or the error that ended the connection.
+// When the call had a sink and its reply matched, placed is the number of
+// bytes read into the sink and rec lacks them (see sink).
 type result struct {
-	rec []byte
-	err error
+	rec    []byte
+	err    error
+	sunk   bool
+	placed int
 }
+
+// pending is a call waiting for its reply.
+type pending struct {
+	ch   chan result
+	sink *sink // nil: the whole reply goes to rec
+}
+
+// sink lets a call receive one opaque of its reply straight into the
+// caller's memory, as the kernel client reads READ data into the page
+// cache: no record buffer to allocate, clear and copy out of. locate is
+// given the first bytes of the reply record (at most sinkHead) and returns
+// where the opaque's bytes start and how many there are, or ok false to
+// take the reply the ordinary way. The opaque (with its XDR padding) must
+// end the record and fit in dst.
+type sink struct {
+	dst    []byte
+	locate func(head []byte) (start, n int, ok bool)
+}
+
+// sinkHead is how much of a record locate may see; replies whose opaque
+// starts later are read the ordinary way.
+const sinkHead = 512
+
+// readBuffer is the reply stream's buffer: small replies are read many to
+// a system call, and a large opaque bound for a sink passes through at
+// most this much of it before the rest is read straight into the sink.
+const readBuffer = 16 << 10
 
 // transport multiplexes RPC calls over one TCP connection: writers take a
 // mutex to send whole records, and one reader goroutine hands each reply to
@@ -28,7 +61,7 @@ type transport struct {
 	wmu  sync.Mutex
 
 	mu      sync.Mutex
-	pending map[uint32]chan result
+	pending map[uint32]*pending
 	err     error
 	done    chan struct{}
 
@@ -36,6 +69,7 @@ type transport struct {
 	bytesOut  atomic.Uint64
 	bytesIn   atomic.Uint64
 	dropped   atomic.Uint64
+	sunk      atomic.Uint64 // replies read into a sink
 	maxRecord int
 	// onCall answers a CALL record from the server (a callback).
 	onCall func(rec []byte)
@@ -45,7 +79,7 @@ func newTransport(conn net.Conn, maxRecord int, firstXID uint32, onCall func([]b
 	t := &transport{
 		conn:      conn,
 		onCall:    onCall,
-		pending:   make(map[uint32]chan result),
+		pending:   make(map[uint32]*pending),
 		done:      make(chan struct{}),
 		maxRecord: maxRecord,
 	}
@@ -58,8 +92,15 @@ func (t *transport) nextXID() uint32 { return t.xid.Add(1) }
 
 // readLoop delivers reply records by xid until the connection fails.
 func (t *transport) readLoop() {
-	rr := xdr.NewRecordReader(t.conn, t.maxRecord)
+	br := bufio.NewReaderSize(t.conn, readBuffer)
+	rr := xdr.NewRecordReader(br, t.maxRecord)
 	for {
+		if done, err := t.readIntoSink(br); err != nil {
+			t.fail(err)
+			return
+		} else if done {
+			continue
+		}
 		rec, err := rr.Next()
 		if err != nil {
 			t.fail(err)
@@ -75,17 +116,81 @@ func (t *transport) readLoop() {
 			go t.onCall(rec)
 			continue
 		}
-		xid := binary.BigEndian.Uint32(rec)
-		t.mu.Lock()
-		ch, ok := t.pending[xid]
-		delete(t.pending, xid)
-		t.mu.Unlock()
-		if !ok {
+		p := t.claim(binary.BigEndian.Uint32(rec))
+		if p == nil {
 			t.dropped.Add(1)
 			continue
 		}
-		ch <- result{rec: rec}
+		p.ch <- result{rec: rec}
 	}
+}
+
+// claim takes the call waiting for xid out of the table, or returns nil.
+func (t *transport) claim(xid uint32) *pending {
+	t.mu.Lock()
+	p := t.pending[xid]
+	delete(t.pending, xid)
+	t.mu.Unlock()
+	return p
+}
+
+// readIntoSink reads the next record if it is a single-fragment reply to a
+// call with a sink whose locate accepts it; done reports that it did.
+// It only peeks until it commits, so on done false the record is still
+// whole in br.
+func (t *transport) readIntoSink(br *bufio.Reader) (done bool, err error) {
+	h, err := br.Peek(8)
+	if err != nil {
+		return false, nil // let the record reader report it
+	}
+	last, size := xdr.ParseMark(binary.BigEndian.Uint32(h))
+	if !last || size < 8 || size > t.maxRecord {
+		return false, nil
+	}
+	xid := binary.BigEndian.Uint32(h[4:])
+	t.mu.Lock()
+	p := t.pending[xid]
+	if p == nil || p.sink == nil {
+		t.mu.Unlock()
+		return false, nil
+	}
+	t.mu.Unlock()
+	h, err = br.Peek(4 + min(size, sinkHead))
+	if err != nil {
+		return false, nil
+	}
+	start, n, ok := p.sink.locate(h[4:])
+	padded := n + (4-n%4)%4
+	if !ok || n < 0 || n > len(p.sink.dst) || start < 0 || start+padded != size {
+		return false, nil
+	}
+	t.mu.Lock()
+	if t.pending[xid] != p {
+		t.mu.Unlock()
+		return false, nil // given up on (unsink) since the look above
+	}
+	delete(t.pending, xid)
+	t.mu.Unlock()
+	// Committed: the call is ours to answer, whatever happens now.
+	rec := make([]byte, start)
+	if _, err = br.Discard(4); err == nil {
+		if _, err = io.ReadFull(br, rec); err == nil {
+			if _, err = io.ReadFull(br, p.sink.dst[:n]); err == nil {
+				_, err = br.Discard(padded - n)
+			}
+		}
+	}
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		p.ch <- result{err: err}
+		return true, err
+	}
+	t.bytesIn.Add(uint64(size) + 4)
+	t.sunk.Add(1)
+	p.ch <- result{rec: rec, sunk: true, placed: n}
+	return true, nil
 }
 
 // fail ends the connection, failing every pending call with err.
@@ -99,8 +204,8 @@ func (t *transport) fail(err error) {
 		err = ErrClosed
 	}
 	t.err = err
-	for xid, ch := range t.pending {
-		ch <- result{err: err}
+	for xid, p := range t.pending {
+		p.ch <- result{err: err}
 		delete(t.pending, xid)
 	}
 	close(t.done)
@@ -110,6 +215,13 @@ func (t *transport) fail(err error) {
 // send registers xid and writes the record pieces (record mark included).
 // The returned channel receives exactly one result.
 func (t *transport) send(xid uint32, bufs [][]byte) (chan result, error) {
+	return t.sendSink(xid, bufs, nil)
+}
+
+// sendSink is send for a call whose reply may be read into s (nil: none).
+// Until the result arrives, s.dst may be written by the reader; a caller
+// that stops waiting must call unsink first.
+func (t *transport) sendSink(xid uint32, bufs [][]byte, s *sink) (chan result, error) {
 	ch := make(chan result, 1)
 	t.mu.Lock()
 	if t.err != nil {
@@ -117,7 +229,7 @@ func (t *transport) send(xid uint32, bufs [][]byte) (chan result, error) {
 		t.mu.Unlock()
 		return nil, err
 	}
-	t.pending[xid] = ch
+	t.pending[xid] = &pending{ch: ch, sink: s}
 	t.mu.Unlock()
 	if err := t.write(bufs); err != nil {
 		t.forget(xid)
@@ -141,6 +253,21 @@ func (t *transport) forget(xid uint32) {
 	t.mu.Lock()
 	delete(t.pending, xid)
 	t.mu.Unlock()
+}
+
+// unsink stops the reply to xid from going into its sink, for a caller
+// that stops waiting. It returns false when the reader has already taken
+// the call: then the sink may be written until the result arrives on the
+// call's channel, which the caller must wait for before reusing it.
+func (t *transport) unsink(xid uint32) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.pending[xid]
+	if p == nil {
+		return false
+	}
+	t.pending[xid] = &pending{ch: p.ch}
+	return true
 }
 
 // wait returns the reply on ch, or ctx's error. On ctx's error the xid is
