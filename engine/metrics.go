@@ -59,10 +59,3 @@ func (f *FileIO) countWrite(fd int, parts []writePart) {
 		}
 	}
 }
-
-// countGathered counts n writes that went down as one (write gathering).
-func (f *FileIO) countGathered(fd, n int) {
-	if f.Metrics != nil {
-		f.Metrics.Shard(uint64(fd)).Add(metrics.WritesGathered, uint64(n))
-	}
-}

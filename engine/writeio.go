@@ -134,20 +134,12 @@ type FileIO struct {
 	bufs        sync.Pool   // aligned bounce buffers for unaligned payloads
 	rings       atomic.Pointer[ringIO]
 	bounces     atomic.Int64 // O_DIRECT payloads copied for alignment
-	// NoGather writes every buffered write on its own instead of
-	// gathering a file's concurrent writes (see gather.go).
-	NoGather bool
-	gather   gatherer
 }
 
 type dioAlignment struct{ mem, off int }
 
 // NewFileIO returns a FileIO writing in mode.
-func NewFileIO(mode IOMode) *FileIO {
-	f := &FileIO{Mode: mode}
-	f.gather.gathered = f.countGathered
-	return f
-}
+func NewFileIO(mode IOMode) *FileIO { return &FileIO{Mode: mode} }
 
 // WriteAt implements nfs.FileIO. It returns the bytes written, from 0 to
 // len(data): a part that comes back short is resumed, and the first error
@@ -167,9 +159,6 @@ func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 	// running concurrently.
 	if r := f.rings.Load(); r != nil && len(parts) > 1 {
 		return f.writeRing(r, file, parts, data, off, al)
-	}
-	if len(parts) == 1 && parts[0].kind == wBuffered && !f.NoGather {
-		return f.gather.WriteAt(file.FD, data, off)
 	}
 	done := 0
 	for _, p := range parts {

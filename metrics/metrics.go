@@ -60,7 +60,6 @@ const (
 	WritesDirect                      // writes (or parts of split ones) done with O_DIRECT
 	WritesBuffered                    // plain buffered writes (or parts)
 	WritesDontcache                   // buffered writes with RWF_DONTCACHE
-	WritesGathered                    // buffered writes joined to adjacent ones in one pwritev (engine/gather.go)
 	NumCounters
 )
 

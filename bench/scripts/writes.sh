@@ -20,8 +20,6 @@
 #
 # Small writes (what --io-mode direct does with writes under 32 KiB):
 #   RSIZE=16K MODES="dontcache buffered" bash bench/scripts/writes.sh
-# Write gathering (a -nogather mode runs with --write-gather=false):
-#   MODES="direct direct-nogather" bash bench/scripts/writes.sh
 #
 # Env: REPS (3), SIZE (512M: per connection for ior-easy, the shared file
 # for ior-hard), HARD_SIZE ($SIZE), CONNS (4), DEPTH (8), STONEWALL (20s:
@@ -73,11 +71,8 @@ i=0
 for m in "${MODES[@]}"; do
 	mkdir -p "$WORK/$m"
 	PORT[$m]=$((BASE_PORT + i))
-	base=${m%-nosplit}
-	base=${base%-nogather}
-	flags=(--io-mode "$base")
-	[ "$m" = "${m%-nosplit}" ] || flags+=(--split-writes=false)
-	[ "$m" = "${m%-nogather}" ] || flags+=(--write-gather=false)
+	flags=(--io-mode "${m%-nosplit}")
+	[ "$m" != direct-nosplit ] || flags+=(--split-writes=false)
 	start_server "PID[$m]" "${PORT[$m]}" "$WORK/$m.log" --export "$WORK/$m" --engine "$ENGINE" "${flags[@]}"
 	i=$((i + 1))
 done

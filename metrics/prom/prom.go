@@ -24,7 +24,7 @@ type Collector struct {
 	set *metrics.Set
 
 	ops, opSeconds, bytes, segs, holeBytes, fileIO  *prometheus.Desc
-	extentHits, lseeks, gathered                    *prometheus.Desc
+	extentHits, lseeks                              *prometheus.Desc
 	ringSub, ringComp, ringOverflow, rejected, info *prometheus.Desc
 	version, revision                               string
 }
@@ -43,7 +43,6 @@ func NewCollector(set *metrics.Set, version, revision string) *Collector {
 		holeBytes:    d("read_plus_hole_bytes_total", "bytes not sent because READ_PLUS described them as a hole"),
 		extentHits:   d("read_plus_extent_cache_hits_total", "READ_PLUS replies planned from the file's extent cache alone (no lseek)"),
 		lseeks:       d("read_plus_lseeks_total", "lseeks (SEEK_DATA, SEEK_HOLE) READ_PLUS made to find data and holes"),
-		gathered:     d("writes_gathered_total", "buffered WRITEs to one file written together with adjacent ones in one system call"),
 		fileIO:       d("file_io_total", "file reads and writes (parts of split writes counted apart) by how they were done", "dir", "mode"),
 		ringSub:      d("ring_submissions_total", "SQEs submitted by an io_uring event loop", "loop"),
 		ringComp:     d("ring_completions_total", "CQEs reaped by an io_uring event loop", "loop"),
@@ -55,7 +54,7 @@ func NewCollector(set *metrics.Set, version, revision string) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ops, c.opSeconds, c.bytes, c.segs, c.holeBytes, c.fileIO, c.extentHits, c.lseeks, c.gathered,
+	for _, d := range []*prometheus.Desc{c.ops, c.opSeconds, c.bytes, c.segs, c.holeBytes, c.fileIO, c.extentHits, c.lseeks,
 		c.ringSub, c.ringComp, c.ringOverflow, c.rejected, c.info} {
 		ch <- d
 	}
@@ -101,7 +100,6 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.holeBytes, k[metrics.ReadPlusHoleSkip])
 	counter(c.extentHits, k[metrics.ReadPlusExtentHits])
 	counter(c.lseeks, k[metrics.ReadPlusLseeks])
-	counter(c.gathered, k[metrics.WritesGathered])
 	counter(c.fileIO, k[metrics.ReadsDirect], "read", "direct")
 	counter(c.fileIO, k[metrics.ReadsBuffered], "read", "buffered")
 	counter(c.fileIO, k[metrics.WritesDirect], "write", "direct")
