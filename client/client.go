@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -92,6 +93,7 @@ type Client struct {
 	stats    counters
 	cb       cbCounters
 	seqFlags atomic.Uint32 // sr_status_flags of the last SEQUENCE
+	recs     sync.Pool     // *[]byte: READ_PLUS reply buffers (see ReadPlus)
 }
 
 // Dial connects to addr, establishes a client id and a session, and sends

@@ -495,3 +495,26 @@ func TestLocateReadData(t *testing.T) {
 		t.Fatal("located the data of a failed READ")
 	}
 }
+
+// TestFakeReadPlusReusesReplyBuffer: READ_PLUS replies are read into a
+// reused buffer, not a fresh record each.
+func TestFakeReadPlusReusesReplyBuffer(t *testing.T) {
+	s := startFake(t)
+	c := dialFake(t, s)
+	defer c.Close()
+	buf := make([]byte, 64<<10)
+	for range 8 {
+		if s.calls.Load()%5 == 4 {
+			s.calls.Add(1) // the fake delays every fifth call
+		}
+		if _, _, _, err := c.ReadPlus(context.Background(), []byte("fh"), nfs4.AnonStateid, 0, uint32(len(buf)), buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.t.reused.Load(); got != 8 {
+		t.Errorf("%d of 8 READ_PLUS replies read into the reused buffer", got)
+	}
+	if err := readAndCheck(context.Background(), c, 7, 50000); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -32,13 +32,18 @@ type pending struct {
 	sink *sink // nil: the whole reply goes to rec
 }
 
-// sink lets a call receive one opaque of its reply straight into the
-// caller's memory, as the kernel client reads READ data into the page
-// cache: no record buffer to allocate, clear and copy out of. locate is
-// given the first bytes of the reply record (at most sinkHead) and returns
-// where the opaque's bytes start and how many there are, or ok false to
-// take the reply the ordinary way. The opaque (with its XDR padding) must
-// end the record and fit in dst.
+// sink lets a call receive its reply in the caller's memory: no record
+// buffer to allocate, clear and, for data, copy out of.
+//
+// With locate, one opaque goes straight into dst, as the kernel client
+// reads READ data into the page cache: locate is given the first bytes of
+// the reply record (at most sinkHead) and returns where the opaque's bytes
+// start and how many there are, or ok false to take the reply the
+// ordinary way. The opaque (with its XDR padding) must end the record and
+// fit in dst.
+//
+// Without locate, a reply that fits in cap(dst) is read whole into dst
+// (a buffer the caller reuses), and the result's rec is that memory.
 type sink struct {
 	dst    []byte
 	locate func(head []byte) (start, n int, ok bool)
@@ -69,7 +74,8 @@ type transport struct {
 	bytesOut  atomic.Uint64
 	bytesIn   atomic.Uint64
 	dropped   atomic.Uint64
-	sunk      atomic.Uint64 // replies read into a sink
+	sunk      atomic.Uint64 // replies whose data was read into a sink
+	reused    atomic.Uint64 // replies read whole into a caller's buffer
 	maxRecord int
 	// onCall answers a CALL record from the server (a callback).
 	onCall func(rec []byte)
@@ -134,6 +140,41 @@ func (t *transport) claim(xid uint32) *pending {
 	return p
 }
 
+// readWholeIntoSink reads a record of size bytes into p's sink buffer if
+// it fits, as readIntoSink does.
+func (t *transport) readWholeIntoSink(br *bufio.Reader, xid uint32, p *pending, size int) (bool, error) {
+	if size > cap(p.sink.dst) || !t.take(xid, p) {
+		return false, nil
+	}
+	rec := p.sink.dst[:size]
+	_, err := br.Discard(4)
+	if err == nil {
+		_, err = io.ReadFull(br, rec)
+	}
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		p.ch <- result{err: err}
+		return true, err
+	}
+	t.bytesIn.Add(uint64(size) + 4)
+	t.reused.Add(1)
+	p.ch <- result{rec: rec}
+	return true, nil
+}
+
+// take removes the call waiting for xid from the table if it is still p.
+func (t *transport) take(xid uint32, p *pending) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending[xid] != p {
+		return false // given up on (unsink) since it was looked up
+	}
+	delete(t.pending, xid)
+	return true
+}
+
 // readIntoSink reads the next record if it is a single-fragment reply to a
 // call with a sink whose locate accepts it; done reports that it did.
 // It only peeks until it commits, so on done false the record is still
@@ -155,6 +196,9 @@ func (t *transport) readIntoSink(br *bufio.Reader) (done bool, err error) {
 		return false, nil
 	}
 	t.mu.Unlock()
+	if p.sink.locate == nil {
+		return t.readWholeIntoSink(br, xid, p, size)
+	}
 	h, err = br.Peek(4 + min(size, sinkHead))
 	if err != nil {
 		return false, nil
@@ -164,13 +208,9 @@ func (t *transport) readIntoSink(br *bufio.Reader) (done bool, err error) {
 	if !ok || n < 0 || n > len(p.sink.dst) || start < 0 || start+padded != size {
 		return false, nil
 	}
-	t.mu.Lock()
-	if t.pending[xid] != p {
-		t.mu.Unlock()
-		return false, nil // given up on (unsink) since the look above
+	if !t.take(xid, p) {
+		return false, nil
 	}
-	delete(t.pending, xid)
-	t.mu.Unlock()
 	// Committed: the call is ours to answer, whatever happens now.
 	rec := make([]byte, start)
 	if _, err = br.Discard(4); err == nil {
