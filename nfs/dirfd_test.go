@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -124,5 +126,59 @@ func TestRemovedDirIsStale(t *testing.T) {
 		if st != nfs4.ErrStale {
 			t.Fatalf("LOOKUP in a removed directory (replaced %v): %d, want STALE", replace, st)
 		}
+	}
+}
+
+// nodeAt returns the server's node for the file at rel.
+func (h *harness) nodeAt(rel string) *node {
+	h.t.Helper()
+	var st unix.Stat_t
+	if err := unix.Lstat(filepath.Join(h.dir, rel), &st); err != nil {
+		h.t.Fatal(err)
+	}
+	return h.nodeOf(st.Ino)
+}
+
+// RENAME of a file repoints its node alone (no walk of the node table);
+// of a directory, the nodes under it too.
+func TestRenameRepointsNodes(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	if err := os.Mkdir(filepath.Join(h.dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.write("f", []byte("f"))
+	h.write("other", []byte("o"))
+	h.write("d/x", []byte("x"))
+	for _, rel := range []string{"f", "other", "d"} {
+		h.lookupFH(rel)
+	}
+	if st := h.opStatus(h.lookupFH("d"), nfs4.OpLookup, func(e *xdr.Encoder) { e.String("x") }); st != nfs4.OK {
+		t.Fatalf("LOOKUP d/x: %d", st)
+	}
+	f, other, x := h.nodeAt("f"), h.nodeAt("other"), h.nodeAt("d/x")
+	rename := func(from, to string) {
+		_, st := h.ops(4, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpPutrootfh)
+			e.Uint32(nfs4.OpSavefh)
+			e.Uint32(nfs4.OpPutrootfh)
+			e.Uint32(nfs4.OpRename)
+			e.String(from)
+			e.String(to)
+		})
+		if st != nfs4.OK {
+			t.Fatalf("RENAME %s %s: %d", from, to, st)
+		}
+	}
+	rename("f", "g")
+	if got := f.path(); got != "g" {
+		t.Errorf("renamed file's node at %q, want g", got)
+	}
+	if got := other.path(); got != "other" {
+		t.Errorf("other file's node moved to %q", got)
+	}
+	rename("d", "e")
+	if got := x.path(); got != "e/x" {
+		t.Errorf("node under the renamed directory at %q, want e/x", got)
 	}
 }
