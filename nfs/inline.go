@@ -12,7 +12,10 @@ import (
 // GETATTR and friends. Everything else (and anything this quick scan
 // cannot read) should go to a worker, so a slow metadata operation never
 // stalls other connections. It decodes only the operation numbers and
-// skips their fixed-shape arguments.
+// skips their fixed-shape arguments, except PUTFH's handle: one the node
+// table does not hold would be looked up with open_by_handle_at, which can
+// wait on the disk (a cold inode, or a client sending handles after a
+// restart), so it goes to a worker too.
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
@@ -31,9 +34,29 @@ func (s *Server) Inline(rec []byte) bool {
 		if info == nil || info.flags&opInline == 0 {
 			return false
 		}
+		if op == nfs4.OpPutfh {
+			if !s.knownHandle(d.Opaque(nfs4.FHSize)) {
+				return false
+			}
+			continue
+		}
 		info.skip(&d)
 	}
 	return d.Err() == nil
+}
+
+// knownHandle reports whether resolve would find h's node without going to
+// the filesystem. A false answer only sends the request to a worker.
+func (s *Server) knownHandle(h []byte) bool {
+	if len(h) >= 2 && h[0] == fhVersion && h[1] == fhPseudo {
+		return true
+	}
+	f, ok := parseHandle(h)
+	if !ok {
+		return true // refused as BADHANDLE without a look at the disk
+	}
+	n := s.files.get(nodeKey{f.export, f.fs, f.ino})
+	return n != nil && sameHandle(n, h)
 }
 
 // WriteAlign says where a record's WRITE payload should sit in memory so

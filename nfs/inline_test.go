@@ -46,6 +46,42 @@ func TestInline(t *testing.T) {
 	}
 }
 
+// A PUTFH of a handle the node table does not hold (it would be found
+// with open_by_handle_at, which may wait on the disk) is not inline.
+func TestInlineUnknownHandle(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	h.write("f", []byte("data"))
+	fh := h.lookupFH("f")
+	rec := func() []byte {
+		e := xdr.NewEncoder(256)
+		callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+		e.String("")
+		e.Uint32(2)
+		e.Uint32(2)
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(fh)
+		e.Uint32(nfs4.OpRead)
+		nfs4.AnonStateid.Encode(e)
+		e.Uint64(0)
+		e.Uint32(4096)
+		return e.AppendTo(nil)
+	}
+	if !h.s.Inline(rec()) {
+		t.Fatal("PUTFH of a known handle + READ not inline")
+	}
+	h.s.files.drop(h.nodeAt("f"))
+	if h.s.Inline(rec()) {
+		t.Fatal("PUTFH of a handle the table forgot is inline")
+	}
+	if st := h.readWith(fh, nfs4.AnonStateid); st != nfs4.OK {
+		t.Fatalf("READ through the forgotten handle: %d", st)
+	}
+	if !h.s.Inline(rec()) {
+		t.Fatal("handle found again, still not inline")
+	}
+}
+
 func TestWriteAlign(t *testing.T) {
 	h := newHarness(t)
 	e := xdr.NewEncoder(256)
