@@ -134,12 +134,26 @@ type FileIO struct {
 	bufs        sync.Pool   // aligned bounce buffers for unaligned payloads
 	rings       atomic.Pointer[ringIO]
 	bounces     atomic.Int64 // O_DIRECT payloads copied for alignment
+	// WritebackAfter, when above 0, starts writeback of a file once this
+	// many bytes were written to it through the page cache since the
+	// last start (see dirty). NewFileIO sets DefaultWritebackAfter.
+	WritebackAfter int64
+	dirtied        sync.Map // fd -> *atomic.Int64: page-cache bytes since the last start
 }
 
 type dioAlignment struct{ mem, off int }
 
 // NewFileIO returns a FileIO writing in mode.
-func NewFileIO(mode IOMode) *FileIO { return &FileIO{Mode: mode} }
+func NewFileIO(mode IOMode) *FileIO {
+	return &FileIO{Mode: mode, WritebackAfter: DefaultWritebackAfter}
+}
+
+// DefaultWritebackAfter is FileIO.WritebackAfter's default. ior-hard (one
+// shared file, 1 GiB in 47,008-byte writes), three alternating runs of
+// each: 2, 8, 32 and 128 MiB all took the COMMIT from 0.53 s to 2-19 ms;
+// 32 MiB gave the best write phase (1.08x the MB/s of none, medians),
+// smaller ones rewrite more partly filled pages at the writers' front.
+const DefaultWritebackAfter = 32 << 20
 
 // WriteAt implements nfs.FileIO. It returns the bytes written, from 0 to
 // len(data): a part that comes back short is resumed, and the first error
@@ -164,11 +178,41 @@ func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 	for _, p := range parts {
 		n, err := f.finish(file, p, data, off, al)
 		done += n
+		if p.kind == wBuffered {
+			f.dirty(file.FD, n)
+		}
 		if err != nil {
 			return done, err
 		}
 	}
 	return done, nil
+}
+
+// dirty counts n bytes written to fd through the page cache and, past
+// WritebackAfter since the last time, starts writing the file's dirty
+// pages back (sync_file_range SYNC_FILE_RANGE_WRITE: it starts the I/O and
+// does not wait for it). An UNSTABLE write is followed by a COMMIT that
+// waits for all of it; started early, the disk works while the client is
+// still sending, instead of all at once when it commits (ior-hard's
+// shared file: the COMMIT was 28 % of the write phase). The kernel's own
+// writeback would only start at the dirty background limit, gigabytes on
+// a server. Counts are kept per descriptor number, so the map is bounded
+// by the descriptors open; a number reused by another file only starts
+// that file's writeback a little early.
+func (f *FileIO) dirty(fd, n int) {
+	if f.WritebackAfter <= 0 || n <= 0 {
+		return
+	}
+	v, ok := f.dirtied.Load(fd)
+	if !ok {
+		v, _ = f.dirtied.LoadOrStore(fd, new(atomic.Int64))
+	}
+	c := v.(*atomic.Int64)
+	if c.Add(int64(n)) < f.WritebackAfter {
+		return
+	}
+	c.Store(0)
+	unix.SyncFileRange(fd, 0, 0, unix.SYNC_FILE_RANGE_WRITE)
 }
 
 // finish writes bytes [p.start, p.end) of data (the payload of a write at

@@ -111,3 +111,37 @@ func checkWrites(t *testing.T, io *FileIO) {
 		t.Fatalf("file content differs (len %d)", len(got))
 	}
 }
+
+// TestWritebackAfter: past WritebackAfter bytes written through the page
+// cache, the file's dirty pages are handed to writeback (cachestat(2) sees
+// them leave the dirty state) instead of waiting for the COMMIT.
+func TestWritebackAfter(t *testing.T) {
+	dirtyAfter := func(after int64) uint64 {
+		p := filepath.Join(t.TempDir(), "f")
+		fd, err := unix.Open(p, unix.O_RDWR|unix.O_CREAT, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(fd)
+		io := NewFileIO(IOBuffered)
+		io.WritebackAfter = after
+		chunk := bytes.Repeat([]byte{7}, 64<<10)
+		for off := 0; off < 4<<20; off += len(chunk) {
+			if n, err := io.WriteAt(nfs.NewFile(fd, -1), chunk, int64(off)); err != nil || n != len(chunk) {
+				t.Fatalf("write at %d: %d %v", off, n, err)
+			}
+		}
+		var cs unix.Cachestat_t
+		if err := unix.Cachestat(uint(fd), &unix.CachestatRange{Len: 4 << 20}, &cs, 0); err != nil {
+			t.Skip("no cachestat(2):", err)
+		}
+		return cs.Dirty
+	}
+	const pages = (4 << 20) / pageSize
+	if d := dirtyAfter(0); d < pages/2 {
+		t.Skipf("the kernel wrote back %d of %d pages by itself: nothing to compare", pages-d, pages)
+	}
+	if d := dirtyAfter(1 << 20); d > pages/4 {
+		t.Errorf("%d of %d pages still dirty with writeback started every MiB", d, pages)
+	}
+}

@@ -96,6 +96,7 @@ func run() error {
 	splitWrites := flag.Bool("split-writes", true, "with --io-mode direct, split misaligned large writes into buffered head, O_DIRECT middle, buffered tail (false: write them whole, buffered with RWF_DONTCACHE)")
 	sendZC := flag.Bool("send-zc", false, "io_uring engine: send replies of 64 KiB and more with SENDMSG_ZC (measured slower over loopback; try it on a real NIC)")
 	directIO := flag.String("direct-reads", "auto", "O_DIRECT for file reads: auto (ranges not in the page cache go O_DIRECT, cached ones buffered), on or off")
+	writebackAfter := flag.Int64("writeback-after", engine.DefaultWritebackAfter, "start writing a file's dirty pages to disk once this many bytes were written to it through the page cache (sync_file_range), so a COMMIT finds them mostly written; 0: leave it to the kernel")
 	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
 	maxClients := flag.Int("max-clients", 0, "client records kept at once (0: default 1024); past it EXCHANGE_ID answers NFS4ERR_DELAY")
 	maxSessions := flag.Int("max-sessions", 0, "sessions per client (0: default 16); past it CREATE_SESSION answers NFS4ERR_NOSPC")
@@ -172,6 +173,7 @@ func run() error {
 	}
 	fio := engine.NewFileIO(mode)
 	fio.NoSplit = !*splitWrites
+	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
 	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
