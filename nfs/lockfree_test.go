@@ -387,3 +387,34 @@ func TestOneSessionManyConnections(t *testing.T) {
 		t.Fatalf("DESTROY_SESSION on a bound connection: %d", st)
 	}
 }
+
+// TestBoundConnsBounded: a session's bound connections stay bounded, the
+// newest kept; and nconnect's 16 connections plus some more stay bound
+// together (past the bound, every SEQUENCE would rebind under the lock).
+func TestBoundConnsBounded(t *testing.T) {
+	sess := &session{}
+	conns := make([]*Conn, maxBoundConns+10)
+	for i := range conns {
+		conns[i] = NewConn("c")
+		sess.bind(conns[i])
+	}
+	if n := len(*sess.conns.Load()); n > maxBoundConns {
+		t.Fatalf("%d connections bound, bound %d", n, maxBoundConns)
+	}
+	for _, c := range conns[len(conns)-maxBoundConns/2:] {
+		if !sess.boundTo(c) {
+			t.Fatal("a recent connection was forgotten")
+		}
+	}
+	fresh := &session{}
+	for range 3 {
+		for _, c := range conns[:20] {
+			fresh.bind(c)
+		}
+	}
+	for _, c := range conns[:20] {
+		if !fresh.boundTo(c) {
+			t.Fatal("one of 20 connections used in turn is not bound")
+		}
+	}
+}
