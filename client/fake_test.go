@@ -518,3 +518,25 @@ func TestFakeReadPlusReusesReplyBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzLocateReadData: any bytes give a clean answer, and an accepted one
+// lies within what was seen.
+func FuzzLocateReadData(f *testing.F) {
+	e := xdr.NewEncoder(256)
+	for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, nfs4.OK, 0, 3, nfs4.OpSequence, nfs4.OK} {
+		e.Uint32(v)
+	}
+	e.Fixed(make([]byte, nfs4.SessionIDSize+20))
+	for _, v := range []uint32{nfs4.OpPutfh, nfs4.OK, nfs4.OpRead, nfs4.OK, 1, 4096} {
+		e.Uint32(v)
+	}
+	f.Add(e.AppendTo(nil))
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, head []byte) {
+		start, n, ok := locateReadData(head)
+		if ok && (start < 0 || start > len(head) || n < 0) {
+			t.Fatalf("locate = %d, %d for %d bytes", start, n, len(head))
+		}
+	})
+}
