@@ -25,12 +25,14 @@ type fakeServer struct {
 	slots    map[uint32]uint32 // slot -> last seqid
 	calls    atomic.Int64
 	delayAll atomic.Bool
+	stall    atomic.Bool // the next reply stops half-way (stallOff)
 }
 
 const (
 	fakeSize  = 1 << 20
 	fakeBlock = 4096
 	slowOff   = 1 << 40 // READ_PLUS at this offset stalls
+	stallOff  = 1 << 41 // READ at this offset: the reply stops half-way
 )
 
 // fakeByte is the file content: even 4K blocks hold data, odd ones are holes.
@@ -74,8 +76,13 @@ func (s *fakeServer) serve(conn net.Conn) {
 			time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
 			reply := s.handle(rec)
 			wmu.Lock()
+			defer wmu.Unlock()
+			if s.stall.Swap(false) {
+				conn.Write(reply[:len(reply)/2])
+				time.Sleep(10 * time.Second)
+				return
+			}
 			conn.Write(reply)
-			wmu.Unlock()
 		}()
 	}
 }
@@ -175,6 +182,10 @@ func (s *fakeServer) op(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
 		off, count := d.Uint64(), d.Uint32()
 		if off == slowOff {
 			time.Sleep(200 * time.Millisecond)
+		}
+		if off == stallOff {
+			s.stall.Store(true)
+			off = 0
 		}
 		if s.calls.Add(1)%5 == 0 || s.delayAll.Load() {
 			e.Uint32(nfs4.ErrDelay)
@@ -539,4 +550,38 @@ func FuzzLocateReadData(f *testing.F) {
 			t.Fatalf("locate = %d, %d for %d bytes", start, n, len(head))
 		}
 	})
+}
+
+// TestFakeReadIntoStalledReply: the server stops in the middle of a reply
+// being read into the caller's buffer, and the caller gives up: it gets an
+// error soon after the grace period (the connection is closed under the
+// reader), and its buffer is not written after that.
+func TestFakeReadIntoStalledReply(t *testing.T) {
+	s := startFake(t)
+	c := dialFake(t, s)
+	defer c.Close()
+	if s.calls.Load()%5 == 4 {
+		s.calls.Add(1) // the fake delays every fifth call
+	}
+	buf := make([]byte, 256<<10)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err := c.ReadInto(ctx, []byte("fh"), nfs4.AnonStateid, stallOff, buf)
+	if err == nil {
+		t.Fatal("READ of a stalled reply succeeded")
+	}
+	if d := time.Since(start); d > placeGrace+2*time.Second {
+		t.Fatalf("gave up after %v", d)
+	}
+	for i := range buf {
+		buf[i] = 0xee
+	}
+	time.Sleep(200 * time.Millisecond)
+	for i, b := range buf {
+		if b != 0xee {
+			t.Fatalf("byte %d written after the call returned", i)
+		}
+	}
+	<-c.Closed()
 }

@@ -113,7 +113,7 @@ func (c *Client) compoundOnce(ctx context.Context, build BuildFunc, parse ParseF
 		if s != nil && !c.t.unsink(xid) {
 			// The reply is being read into s.dst: wait for it, so
 			// the caller gets its buffer back untouched from here on.
-			res = <-ch
+			res = c.t.awaitPlaced(ch)
 			break
 		}
 		go func() { c.settleSlot(slot, seq, xid, <-ch) }()

@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -180,12 +181,17 @@ func (t *transport) take(xid uint32, p *pending) bool {
 // It only peeks until it commits, so on done false the record is still
 // whole in br.
 func (t *transport) readIntoSink(br *bufio.Reader) (done bool, err error) {
-	h, err := br.Peek(8)
+	h, err := br.Peek(4)
 	if err != nil {
 		return false, nil // let the record reader report it
 	}
 	last, size := xdr.ParseMark(binary.BigEndian.Uint32(h))
 	if !last || size < 8 || size > t.maxRecord {
+		return false, nil
+	}
+	// The record has 8 bytes or more, so these peeks wait only for bytes
+	// that are coming.
+	if h, err = br.Peek(8); err != nil {
 		return false, nil
 	}
 	xid := binary.BigEndian.Uint32(h[4:])
@@ -293,6 +299,31 @@ func (t *transport) forget(xid uint32) {
 	t.mu.Lock()
 	delete(t.pending, xid)
 	t.mu.Unlock()
+}
+
+// placeGrace is how long a caller that gave up waits for a reply already
+// being read into its buffer before the connection is closed under it: a
+// server that stalls in the middle of a record must not hold the caller
+// past its deadline for ever.
+const placeGrace = 2 * time.Second
+
+// errPlaceStalled ends a connection whose server stalled in the middle of
+// a reply a caller had given up on.
+var errPlaceStalled = errors.New("client: server stalled in the middle of a reply")
+
+// awaitPlaced waits for the result of a call whose reply the reader took
+// (unsink returned false), closing the connection if it does not come
+// within placeGrace; the result then carries the error.
+func (t *transport) awaitPlaced(ch chan result) result {
+	tm := time.NewTimer(placeGrace)
+	defer tm.Stop()
+	select {
+	case r := <-ch:
+		return r
+	case <-tm.C:
+		t.fail(errPlaceStalled)
+		return <-ch
+	}
 }
 
 // unsink stops the reply to xid from going into its sink, for a caller
