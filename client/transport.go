@@ -278,8 +278,15 @@ func (t *transport) sendSink(xid uint32, bufs [][]byte, s *sink) (chan result, e
 	t.pending[xid] = &pending{ch: ch, sink: s}
 	t.mu.Unlock()
 	if err := t.write(bufs); err != nil {
-		t.forget(xid)
+		p := t.claim(xid)
 		t.fail(err)
+		if p == nil && s != nil {
+			// The reader took the call (a reply to a request whose
+			// sending failed part-way): it may be writing into s.dst
+			// until it answers, which the closed connection makes
+			// soon.
+			<-ch
+		}
 		return nil, err
 	}
 	return ch, nil
