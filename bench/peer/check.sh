@@ -18,11 +18,15 @@ for w in randread ior-easy ior-hard mdtest-easy; do
 done
 echo "== readmatrix (READ_PLUS must be reported broken)"
 set +e
-out=$(timeout 300 bin/nfsbench readmatrix "${common[@]}" --size 4M --layouts hole --cache cached 2>&1)
+# Depth 1: the first READ_PLUS (offset 0, not eof) is the one that fails,
+# with the "no progress" report. With requests in parallel, the first to
+# fail may be the last one of the file, where Ganesha's empty DATA@0
+# segment comes with eof set and is reported as out of place instead.
+out=$(timeout 300 bin/nfsbench readmatrix "${common[@]}" --size 4M --layouts hole --cache cached --depth 1 2>&1)
 rc=$?
 set -e
 echo "$out"
-if ((rc == 0)) || ! grep -qiE 'no progress|progress' <<<"$out"; then
+if ((rc == 0)) || ! grep -qiE 'no progress|segments \[DATA@0\+0\]' <<<"$out"; then
 	echo "bench-peer-check: expected nfsbench to report Ganesha's READ_PLUS defect (rc=$rc)" >&2
 	exit 1
 fi
