@@ -283,22 +283,11 @@ func TestFakeConcurrentReadPlus(t *testing.T) {
 		t.Fatalf("granted slots %d", got)
 	}
 	ctx := context.Background()
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
+	var reads []func() error
 	for g := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- readAndCheck(ctx, c, uint64(g*997), 5000+uint32(g))
-		}()
+		reads = append(reads, func() error { return readAndCheck(ctx, c, uint64(g*997), 5000+uint32(g)) })
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Error(err)
-		}
-	}
+	inParallel(t, reads)
 	st := c.Stats()
 	if st.Delays == 0 || st.ReadPlusHoleBytes == 0 || st.ReadPlusDataBytes == 0 {
 		t.Errorf("stats %+v", st)
@@ -308,13 +297,57 @@ func TestFakeConcurrentReadPlus(t *testing.T) {
 	}
 }
 
-// readAndCheck reads the fake file from off to eof in chunks.
+// inParallel runs each of fns in a goroutine of its own and reports their
+// errors.
+func inParallel(t *testing.T, fns []func() error) {
+	var wg sync.WaitGroup
+	errs := make([]error, len(fns))
+	for i, f := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// readAndCheck reads the fake file from off to eof in chunks with
+// READ_PLUS.
 func readAndCheck(ctx context.Context, c *Client, off uint64, chunk uint32) error {
+	return checkReads(off, chunk, func(off uint64, buf []byte) (int, bool, error) {
+		n, eof, _, err := c.ReadPlus(ctx, []byte("fh"), nfs4.AnonStateid, off, uint32(len(buf)), buf)
+		return n, eof, err
+	})
+}
+
+// readIntoAndCheck is readAndCheck with READ into the caller's buffer.
+func readIntoAndCheck(ctx context.Context, c *Client, off uint64, chunk uint32) error {
+	return checkReads(off, chunk, func(off uint64, buf []byte) (int, bool, error) {
+		return c.ReadInto(ctx, []byte("fh"), nfs4.AnonStateid, off, buf)
+	})
+}
+
+// checkReads reads the fake file from off to eof in chunks with read,
+// poisoning the buffer before each call so that bytes left unwritten show,
+// and checks every byte and the end of file.
+func checkReads(off uint64, chunk uint32, read func(off uint64, buf []byte) (int, bool, error)) error {
 	buf := make([]byte, chunk)
 	for {
-		n, eof, _, err := c.ReadPlus(ctx, []byte("fh"), nfs4.AnonStateid, off, chunk, buf)
+		for i := range buf {
+			buf[i] = 0xee
+		}
+		n, eof, err := read(off, buf)
 		if err != nil {
 			return err
+		}
+		if want := min(uint64(chunk), fakeSize-off); uint64(n) != want {
+			return fmt.Errorf("read at %d: %d bytes, want %d", off, n, want)
 		}
 		for i := range n {
 			if buf[i] != fakeByte(off+uint64(i)) {
@@ -386,59 +419,16 @@ func TestFakeReadInto(t *testing.T) {
 	c := dialFake(t, s)
 	defer c.Close()
 	ctx := context.Background()
-	var wg sync.WaitGroup
-	errs := make(chan error, 32)
+	var reads []func() error
 	for g := range 16 {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			errs <- readIntoAndCheck(ctx, c, uint64(g*991), 3001+uint32(g)*4099)
-		}()
-		go func() {
-			defer wg.Done()
-			errs <- readAndCheck(ctx, c, uint64(g*997), 5000+uint32(g))
-		}()
+		reads = append(reads,
+			func() error { return readIntoAndCheck(ctx, c, uint64(g*991), 3001+uint32(g)*4099) },
+			func() error { return readAndCheck(ctx, c, uint64(g*997), 5000+uint32(g)) })
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Error(err)
-		}
-	}
+	inParallel(t, reads)
 	st := c.Stats()
 	if st.ReadsPlaced == 0 || st.Delays == 0 {
 		t.Errorf("stats %+v: want placed reads and delays", st)
-	}
-}
-
-// readIntoAndCheck reads the fake file from off to eof with ReadInto; the
-// buffer is poisoned before each call so unwritten bytes show.
-func readIntoAndCheck(ctx context.Context, c *Client, off uint64, chunk uint32) error {
-	buf := make([]byte, chunk)
-	for {
-		for i := range buf {
-			buf[i] = 0xee
-		}
-		n, eof, err := c.ReadInto(ctx, []byte("fh"), nfs4.AnonStateid, off, buf)
-		if err != nil {
-			return err
-		}
-		if want := min(uint64(chunk), fakeSize-off); uint64(n) != want {
-			return fmt.Errorf("READ at %d: %d bytes, want %d", off, n, want)
-		}
-		for i := range n {
-			if buf[i] != fakeByte(off+uint64(i)) {
-				return fmt.Errorf("byte %d: %#x want %#x", off+uint64(i), buf[i], fakeByte(off+uint64(i)))
-			}
-		}
-		off += uint64(n)
-		if eof {
-			if off != fakeSize {
-				return fmt.Errorf("eof at %d", off)
-			}
-			return nil
-		}
 	}
 }
 

@@ -152,17 +152,25 @@ func (t *transport) readWholeIntoSink(br *bufio.Reader, xid uint32, p *pending, 
 	if err == nil {
 		_, err = io.ReadFull(br, rec)
 	}
+	if err == nil {
+		t.reused.Add(1)
+	}
+	return true, t.answer(p, size, result{rec: rec}, err)
+}
+
+// answer gives a call the reader took its result: r, or err when reading
+// its record of size bytes failed (the error is the connection's too).
+func (t *transport) answer(p *pending, size int, r result, err error) error {
 	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		p.ch <- result{err: err}
-		return true, err
+		return err
 	}
 	t.bytesIn.Add(uint64(size) + 4)
-	t.reused.Add(1)
-	p.ch <- result{rec: rec}
-	return true, nil
+	p.ch <- r
+	return nil
 }
 
 // take removes the call waiting for xid from the table if it is still p.
@@ -226,17 +234,10 @@ func (t *transport) readIntoSink(br *bufio.Reader) (done bool, err error) {
 			}
 		}
 	}
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		p.ch <- result{err: err}
-		return true, err
+	if err == nil {
+		t.sunk.Add(1)
 	}
-	t.bytesIn.Add(uint64(size) + 4)
-	t.sunk.Add(1)
-	p.ch <- result{rec: rec, sunk: true, placed: n}
-	return true, nil
+	return true, t.answer(p, size, result{rec: rec, sunk: true, placed: n}, err)
 }
 
 // fail ends the connection, failing every pending call with err.
