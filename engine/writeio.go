@@ -212,6 +212,7 @@ func (f *FileIO) dirty(fd, n int) {
 		return
 	}
 	c.Store(0)
+	// Only a head start: an error here leaves the work to the COMMIT.
 	unix.SyncFileRange(fd, 0, 0, unix.SYNC_FILE_RANGE_WRITE)
 }
 

@@ -325,13 +325,11 @@ func (t *stateTable) confirmLocked(cl *client) {
 	t.owners[cl.owner] = cl
 }
 
-// maxBoundConns bounds a session's connection list; the oldest bindings
-// are forgotten first (a client reconnecting over and over must not grow
-// it). It leaves room beyond Linux's nconnect=16 for reconnects and
-// trunking: a session used over more connections than the list holds
-// rebinds on every SEQUENCE, under the session's lock. When full, the
-// oldest quarter goes at once, so even then the list is rewritten once
-// per maxBoundConns/4 bindings, not on every one.
+// maxBoundConns bounds a session's connection list; the oldest binding is
+// forgotten first (a client reconnecting over and over must not grow it).
+// A session used over more connections than the list holds rebinds one on
+// nearly every SEQUENCE, under the session's lock, so the bound leaves
+// room beyond Linux's nconnect=16 for reconnects and trunking.
 const maxBoundConns = 64
 
 // bind associates conn with the session. A connection already bound
@@ -350,7 +348,7 @@ func (sess *session) bind(conn *Conn) {
 		return
 	}
 	if len(old) >= maxBoundConns {
-		old = old[maxBoundConns/4:]
+		old = old[1:]
 	}
 	conns := append(slices.Clip(old), conn.ID) // a new slice: readers hold the old one
 	sess.conns.Store(&conns)
