@@ -635,3 +635,44 @@ func TestReaddirWithoutSearchPermission(t *testing.T) {
 		t.Fatalf("rdattr_error %d, want ACCESS", e)
 	}
 }
+
+// RENAME runs as the caller: uid 1000 cannot move a file out of the
+// export root it may not write, nor into a directory it may not enter,
+// and the server's node of the file stays where the file is.
+func TestRenameAsAnotherUser(t *testing.T) {
+	h := permTree(t)
+	h.pathFH("pub")
+	n := h.nodeAt("pub")
+	private := h.pathFH("private")
+	rename := func(cr testCred, to []byte, from, name string) uint32 {
+		_, st := h.opsAs(cr, 4, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpPutrootfh)
+			e.Uint32(nfs4.OpSavefh)
+			if to == nil {
+				e.Uint32(nfs4.OpPutrootfh)
+			} else {
+				e.Uint32(nfs4.OpPutfh)
+				e.Opaque(to)
+			}
+			e.Uint32(nfs4.OpRename)
+			e.String(from)
+			e.String(name)
+		})
+		return st
+	}
+	if st := rename(as1000, nil, "pub", "stolen"); st != nfs4.ErrAccess {
+		t.Errorf("RENAME pub -> stolen as uid 1000: %d, want ACCESS", st)
+	}
+	if st := rename(as1000, private, "pub", "hidden"); st != nfs4.ErrAccess {
+		t.Errorf("RENAME pub -> private/hidden as uid 1000: %d, want ACCESS", st)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "pub")); err != nil || n.path() != "pub" {
+		t.Fatalf("after refused renames: %v, node at %q", err, n.path())
+	}
+	if st := rename(asRoot, private, "pub", "moved"); st != nfs4.OK {
+		t.Fatalf("RENAME pub -> private/moved as root: %d", st)
+	}
+	if got := n.path(); got != "private/moved" {
+		t.Errorf("node at %q after the rename, want private/moved", got)
+	}
+}
