@@ -108,3 +108,35 @@ func TestWriteAlign(t *testing.T) {
 		t.Fatal("short head accepted")
 	}
 }
+
+// CLOSE is the one modifying op that runs on the event loop: a COMPOUND
+// of SEQUENCE, PUTFH and CLOSE is inline, and handled that way it closes
+// the open once (the stateid is gone after it).
+func TestInlineClose(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	f := &openReq{name: "f", owner: "o", access: nfs4.ShareAccessRead}
+	if st := h.openReq(f); st != nfs4.OK {
+		t.Fatalf("OPEN: %d", st)
+	}
+	e := xdr.NewEncoder(256)
+	callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+	e.String("")
+	e.Uint32(2)
+	e.Uint32(3)
+	h.sequenceAt(e, h.seq+1)
+	e.Uint32(nfs4.OpPutfh)
+	e.Opaque(f.gotFH)
+	e.Uint32(nfs4.OpClose)
+	e.Uint32(0)
+	f.gotStateid.Encode(e)
+	if !h.s.Inline(e.AppendTo(nil)) {
+		t.Fatal("SEQUENCE+PUTFH+CLOSE not inline")
+	}
+	if st := h.closeOpen(f.gotFH, f.gotStateid); st != nfs4.OK {
+		t.Fatalf("CLOSE: %d", st)
+	}
+	if st := h.closeOpen(f.gotFH, f.gotStateid); st != nfs4.ErrBadStateid {
+		t.Fatalf("second CLOSE: %d, want NFS4ERR_BAD_STATEID", st)
+	}
+}

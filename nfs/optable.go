@@ -40,7 +40,11 @@ const (
 	opFirstOnly
 	// opInline: never blocks for long (no path walk, open, fsync or
 	// directory read), so a COMPOUND made only of such ops runs on the
-	// event loop's own thread.
+	// event loop's own thread. CLOSE is the one modifying op among them:
+	// it drops in-memory open state and makes no system call, and on a
+	// worker it was half the hand-offs of every open-read-close (mdtest's
+	// create and read phases, every file a client opens): BENCHMARKS.md,
+	// "CLOSE on the event loop".
 	opInline
 	// opModifies: changes state, so it must not run when its reply could
 	// not be sent or kept (knfsd's OP_MODIFIES_SOMETHING): the reply-size
@@ -88,7 +92,7 @@ const (
 // NFS4ERR_OP_ILLEGAL.
 var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpAccess:             {name: "ACCESS", flags: opInline, run: opAccess, rsize: fixed(8), skip: skipN(4)},
-	nfs4.OpClose:              {name: "CLOSE", flags: opModifies, run: opClose, rsize: fixed(stateidLen)},
+	nfs4.OpClose:              {name: "CLOSE", flags: opModifies | opInline, run: opClose, rsize: fixed(stateidLen), skip: skipN(4 + stateidLen)},
 	nfs4.OpCommit:             {name: "COMMIT", flags: opModifies, run: opCommit, rsize: fixed(verifierLen)},
 	nfs4.OpCreate:             {name: "CREATE", flags: opModifies, run: opCreate, rsize: fixed(changeInfoLen + bitmapMax)},
 	nfs4.OpDelegPurge:         {name: "DELEGPURGE", run: opDelegPurge, rsize: fixed(0)},
