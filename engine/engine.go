@@ -71,6 +71,10 @@ type Options struct {
 	SendZC bool
 	// Metrics receives the engine's counters (nil: a private set).
 	Metrics *metrics.Set
+	// PlainWait makes the io_uring engine's loops always wait in
+	// io_uring_enter as an ordinary system call, giving their P back to
+	// the Go scheduler (--held-wait=false); see loop.wait.
+	PlainWait bool
 }
 
 func (o *Options) defaults() {

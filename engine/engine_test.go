@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +28,8 @@ type variant struct {
 
 // variants are every engine in Names, plus the io_uring engine forced to
 // O_DIRECT so the widened-read path is exercised on real files, and with
-// two loops so connections are spread.
+// two loops so connections are spread, and with the loops' ordinary waits
+// only (no held waits).
 func variants() []variant {
 	var vs []variant
 	for _, n := range Names {
@@ -35,7 +37,8 @@ func variants() []variant {
 	}
 	return append(vs, variant{name: "uring", opts: Options{DirectIO: "on"}},
 		variant{name: "uring", opts: Options{Cores: 2}},
-		variant{name: "uring", opts: Options{SendZC: true}})
+		variant{name: "uring", opts: Options{SendZC: true}},
+		variant{name: "uring", opts: Options{PlainWait: true}})
 }
 
 func (v variant) label() string {
@@ -48,6 +51,9 @@ func (v variant) label() string {
 	}
 	if v.opts.SendZC {
 		s += "-sendzc"
+	}
+	if v.opts.PlainWait {
+		s += "-plainwait"
 	}
 	return s
 }
@@ -524,4 +530,31 @@ func TestCloseWithClients(t *testing.T) {
 		f.stop()
 		wg.Wait()
 	})
+}
+
+// TestHeldWaitProcs: an io_uring engine adds a P per loop for the loops'
+// held waits while it runs, and takes them back when it closes; with
+// PlainWait it adds none.
+func TestHeldWaitProcs(t *testing.T) {
+	if err := ring.Available(); err != nil {
+		t.Skipf("io_uring: %v", err)
+	}
+	base := runtime.GOMAXPROCS(0)
+	for _, plain := range []bool{false, true} {
+		e, err := New("uring", nil, Options{Cores: 2, PlainWait: plain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := base + 2
+		if plain {
+			want = base
+		}
+		if got := runtime.GOMAXPROCS(0); got != want {
+			t.Errorf("PlainWait %v: GOMAXPROCS %d while running, want %d", plain, got, want)
+		}
+		e.Close()
+		if got := runtime.GOMAXPROCS(0); got != base {
+			t.Errorf("PlainWait %v: GOMAXPROCS %d after Close, want %d", plain, got, base)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,9 @@ type Uring struct {
 	gate      connGate
 	budget    *partialBudget
 	stopSweep chan struct{}
+	// extraProcs: the Ps this engine added to GOMAXPROCS for its loops'
+	// held waits (addProcs).
+	extraProcs int
 
 	mu     sync.Mutex
 	closed bool
@@ -88,11 +92,16 @@ func NewUring(h nfs.Handler, opts Options) (Engine, error) {
 	e.inline, _ = h.(inliner)
 	workers := max(minWorkers, 4*opts.Cores)
 	e.work = newWorkPool(workers)
+	if !opts.PlainWait {
+		e.extraProcs = opts.Cores
+		addProcs(e.extraProcs)
+	}
 	for i := range opts.Cores {
 		l, err := startLoop(e, i)
 		if err != nil {
 			e.stopLoops()
 			e.work.close()
+			addProcs(-e.extraProcs)
 			return nil, err
 		}
 		e.loops = append(e.loops, l)
@@ -212,6 +221,7 @@ func (e *Uring) Close() error {
 	close(e.stopSweep)
 	e.stopLoops()
 	e.work.close()
+	addProcs(-e.extraProcs)
 	if e.rio != nil {
 		e.opts.FileIO.useRings(nil)
 		e.rio.close()
@@ -303,4 +313,27 @@ func (p *workPool) close() {
 	p.mu.Unlock()
 	p.cond.Broadcast()
 	p.wg.Wait()
+}
+
+// procs counts the Ps that running engines added to GOMAXPROCS, one per
+// loop that waits holding its P (loop.wait): the workers and the rest of
+// the runtime keep as many Ps as they had. base is GOMAXPROCS before the
+// first engine added any.
+var procs struct {
+	sync.Mutex
+	base, added int
+}
+
+// addProcs adds n Ps to GOMAXPROCS (n < 0 takes them back).
+func addProcs(n int) {
+	if n == 0 {
+		return
+	}
+	procs.Lock()
+	defer procs.Unlock()
+	if procs.added == 0 {
+		procs.base = runtime.GOMAXPROCS(0)
+	}
+	procs.added += n
+	runtime.GOMAXPROCS(procs.base + procs.added)
 }

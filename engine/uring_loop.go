@@ -70,6 +70,7 @@ type loop struct {
 
 	efdArmed  bool
 	cancelled bool // the eventfd read is being cancelled
+	held      bool // the next wait keeps the P (see wait)
 	stopping  bool
 	conns     []*uconn
 	freeConns []uint32
@@ -215,12 +216,35 @@ func (l *loop) serve() {
 	}
 }
 
+// heldWaitMax bounds one held wait (see wait): how long the loop's P runs
+// nothing else, and how long a stop-the-world (garbage collection) may
+// wait for it when no signal ends the wait first.
+const heldWaitMax = 200 * time.Microsecond
+
 // wait submits what is prepared and sleeps until a completion arrives.
 // An error the ring should never give is logged once and retried after a
 // pause rather than taken down with the process: the other loops, and the
 // other connections, keep being served.
+//
+// A busy loop waits holding its P (ring.SubmitAndWaitHeld), at most
+// heldWaitMax at a time: in io_uring_enter as an ordinary system call its
+// P is retaken by Go's sysmon after 20 µs whenever the workers keep the
+// other Ps busy, and sysmon, finding Ps to retake, polls every 20 µs: 9-12
+// % of the server's CPU in the mdtest phases went to sysmon's wake-ups,
+// and each wait paid for the hand-back. NewUring adds a P per loop, so the
+// workers keep theirs. A held wait that ends with nothing to do means the
+// loop is idle: the next wait is an ordinary one (no bound), which gives
+// the P back until traffic comes. BENCHMARKS.md, "Held waits".
 func (l *loop) wait() {
-	n, err := l.r.SubmitAndWait(1)
+	var n int
+	var err error
+	if l.held {
+		n, err = l.r.SubmitAndWaitHeld(1, heldWaitMax)
+		l.held = !errors.Is(err, unix.ETIME) || l.r.CQReady() > 0
+	} else {
+		n, err = l.r.SubmitAndWait(1)
+		l.held = !l.e.opts.PlainWait
+	}
 	l.submitted(n, err)
 	if err == nil || errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) ||
 		errors.Is(err, unix.EBUSY) || errors.Is(err, unix.ETIME) {

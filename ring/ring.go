@@ -298,6 +298,27 @@ func (r *Ring) SubmitAndWaitTimeout(n uint32, d time.Duration) (int, error) {
 	return r.submit(n, &ts)
 }
 
+// SubmitAndWaitHeld is SubmitAndWaitTimeout made as one raw system call:
+// the goroutine keeps its P while the thread sleeps in the kernel, so the
+// scheduler neither retakes the P (Go's sysmon does that to a system call
+// older than 20 µs, and keeps polling at that rate while it does) nor has
+// to find one when the wait ends. The price is that the P runs nothing
+// else meanwhile and a stop-the-world (garbage collection) waits for the
+// call to end: d bounds both, so keep it short (a millisecond). A signal
+// ends the wait early with EINTR, which is returned, not retried, so the
+// goroutine can be preempted on its way back. Not for SQPOLL rings, which
+// take the ordinary path. Needs FeatExtArg (Linux 5.11).
+func (r *Ring) SubmitAndWaitHeld(n uint32, d time.Duration) (int, error) {
+	if r.flags&SetupSQPoll != 0 {
+		return r.SubmitAndWaitTimeout(n, d)
+	}
+	toSubmit := r.flush()
+	r.extTs = unix.NsecToTimespec(int64(d))
+	r.extArg = geteventsArg{Ts: uint64(uintptr(unsafe.Pointer(&r.extTs)))}
+	return sysEnterRaw(r.fd, toSubmit, n, enterGetEvents|enterExtArg,
+		unsafe.Pointer(&r.extArg), unsafe.Sizeof(r.extArg))
+}
+
 func (r *Ring) submit(wait uint32, ts *unix.Timespec) (int, error) {
 	toSubmit := r.flush()
 	var flags uint32

@@ -3,6 +3,7 @@ package ring
 import (
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -267,4 +268,60 @@ func TestLayoutFlagsRefused(t *testing.T) {
 		t.Fatalf("flags %#x", r.Flags())
 	}
 	mustRes(t, do(t, r, func(s *SQE) { s.PrepNop() }), 0)
+}
+
+func TestSubmitAndWaitHeld(t *testing.T) {
+	r := newRing(t, Options{})
+	if r.Features()&FeatExtArg == 0 {
+		t.Skip("no FeatExtArg")
+	}
+	start := time.Now()
+	if _, err := r.SubmitAndWaitHeld(1, 5*time.Millisecond); !errors.Is(err, unix.ETIME) {
+		t.Fatalf("empty ring: err = %v, want ETIME", err)
+	}
+	if d := time.Since(start); d < 4*time.Millisecond {
+		t.Fatalf("empty ring: returned after %v", d)
+	}
+	r.GetSQE().PrepNop()
+	if n, err := r.SubmitAndWaitHeld(1, time.Second); n != 1 || err != nil {
+		t.Fatalf("NOP: n = %d, err = %v", n, err)
+	}
+	if r.CQReady() != 1 {
+		t.Fatalf("NOP: %d completions ready", r.CQReady())
+	}
+}
+
+// TestHeldWaitLetsGCThrough: a goroutine that keeps waiting on an idle
+// ring holding its P (the only P) must not keep a garbage collection,
+// which stops every P, from finishing: each wait is bounded, and a signal
+// ends it early.
+func TestHeldWaitLetsGCThrough(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		r, err := New(Options{Entries: 4})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer r.Close()
+		for deadline := time.Now().Add(10 * time.Second); !stop.Load() && time.Now().Before(deadline); {
+			r.SubmitAndWaitHeld(1, time.Millisecond)
+		}
+	}()
+	time.Sleep(10 * time.Millisecond)
+	start := time.Now()
+	for range 5 {
+		runtime.GC()
+	}
+	stop.Store(true)
+	<-done
+	t.Logf("5 collections: %v", time.Since(start))
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("5 collections took %v beside a held wait", d)
+	}
 }

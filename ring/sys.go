@@ -31,6 +31,19 @@ func sysEnter(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, a
 	return int(n), nil
 }
 
+// sysEnterRaw is sysEnter without telling the Go scheduler: the calling
+// goroutine keeps its P (and so blocks that P's other work) for as long as
+// the call lasts. Only for calls bounded by a timeout; see
+// Ring.SubmitAndWaitHeld.
+func sysEnterRaw(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
+		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize)
+	if errno != 0 {
+		return int(n), errno
+	}
+	return int(n), nil
+}
+
 func sysRegister(fd int, op uint32, arg unsafe.Pointer, nrArgs uint32) (int, error) {
 	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(fd), uintptr(op),
 		uintptr(arg), uintptr(nrArgs), 0, 0)

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# ab.sh: one nfsd-uring build (or flag set) against another, alternately, on
+# the workloads where the event loop and the worker hand-off show:
+#   randread: random 4 KiB READs of a cached file, $CONNS connections,
+#             depth 16, against --cores 1 and --cores 2 servers of each side;
+#   mdtest-easy: its phases (create, stat, read, list, remove), 4
+#             connections, depth 8, $FILES files per connection.
+# Every pair runs in one nfsbench --compare call, the order swapped each
+# repetition; each side's export is on its own fresh ext4 (lib.sh fresh_fs)
+# so that creates do not inherit the other side's deleted inodes. Prints
+# medians per side and new/old ratios of ops/s and server CPU per op.
+#
+#   OLD=/tmp/old-bin bash bench/scripts/ab.sh          # a build of another commit
+#   OLD_FLAGS=--held-wait=false bash bench/scripts/ab.sh   # one build, a flag off
+#
+# Env: OLD, NEW (directories holding nfsd-uring; default bin/, built unless
+# NO_BUILD=1), OLD_FLAGS, NEW_FLAGS, REPS (4), OPS (100000), FILES (4000),
+# CONNS (4), BASE_PORT (31600), WORK (/tmp/nfsd-uring-bench/ab).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+install_traps
+
+REPS=${REPS:-4}
+OPS=${OPS:-100000}
+FILES=${FILES:-4000}
+CONNS=${CONNS:-4}
+BASE_PORT=${BASE_PORT:-31600}
+WORK=${WORK:-/tmp/nfsd-uring-bench/ab}
+OLD_FLAGS=${OLD_FLAGS:-}
+NEW_FLAGS=${NEW_FLAGS:-}
+
+build
+OLD=${OLD:-$BIN}
+NEW=${NEW:-$BIN}
+rm -rf "$WORK"
+mkdir -p "$WORK/json"
+for d in old new; do fresh_fs "$WORK/$d"; done
+trap 'cleanup; unmount_fresh' EXIT
+machine_note
+
+declare -A PID PORT
+i=0
+for side in old new; do
+	dir=$OLD flags=$OLD_FLAGS
+	[ "$side" = old ] || { dir=$NEW; flags=$NEW_FLAGS; }
+	for cores in 1 2; do
+		name=$side$cores
+		PORT[$name]=$((BASE_PORT + i))
+		# shellcheck disable=SC2086 # flags are words
+		BIN=$dir start_server "PID[$name]" "${PORT[$name]}" "$WORK/$name.log" --export "$WORK/$side" --cores "$cores" $flags
+		i=$((i + 1))
+	done
+done
+
+# pair A B WORKLOAD JSON [nfsbench options]: A against B in one call.
+pair() {
+	local a=$1 b=$2 wl=$3 j=$4
+	shift 4
+	"$BIN/nfsbench" "$wl" --server "127.0.0.1:${PORT[$a]}" --name "$a" --server-pid "${PID[$a]}" \
+		--compare "127.0.0.1:${PORT[$b]}" --compare-name "$b" --compare-pid "${PID[$b]}" \
+		--no-progress --json "$j" "$@" >"$j.out" 2>&1 || die "nfsbench failed: $(tail -3 "$j.out")"
+}
+
+for rep in $(seq "$REPS"); do
+	for cores in 1 2; do
+		a=old$cores b=new$cores
+		[ $((rep % 2)) = 1 ] || { a=new$cores b=old$cores; }
+		log "rep $rep: randread $a vs $b"
+		pair "$a" "$b" randread "$WORK/json/rr$cores-$rep.json" --local-dir "$WORK/${a%?}" --compare-local-dir "$WORK/${b%?}" \
+			--size 256M --ops "$OPS" --conns "$CONNS" --depth 16 --no-verify
+	done
+	a=old1 b=new1
+	[ $((rep % 2)) = 1 ] || { a=new1 b=old1; }
+	log "rep $rep: mdtest-easy $a vs $b"
+	pair "$a" "$b" mdtest-easy "$WORK/json/md-$rep.json" --dir "md$rep" --files "$FILES" --conns 4 --depth 8
+done
+
+echo
+echo "## ab.sh: old ($OLD $OLD_FLAGS) vs new ($NEW $NEW_FLAGS), medians of $REPS, alternating"
+python3 - "$WORK/json" <<'EOF'
+import glob, json, statistics as st, sys
+runs = {}
+for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    for line in open(f):
+        r = json.loads(line)
+        side, cores = r["server"][:3], r["server"][3:]
+        key = (r["workload"], r["op"], cores if r["workload"] == "randread" else "1")
+        runs.setdefault(key, {}).setdefault(side, []).append(r)
+print("| workload | op | --cores | old ops/s | new ops/s | old srv µs/op | new srv µs/op | ops/s new/old | CPU/op new/old |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+for key in sorted(runs):
+    sides = runs[key]
+    if "old" not in sides or "new" not in sides:
+        continue
+    m = {s: (st.median(r["ops_per_sec"] for r in sides[s]), st.median(r["server_cpu_us_per_op"] for r in sides[s])) for s in ("old", "new")}
+    print("| %s | %s | %s | %.0f | %.0f | %.1f | %.1f | %.2fx | %.2fx |" % (key[0], key[1], key[2],
+        m["old"][0], m["new"][0], m["old"][1], m["new"][1], m["new"][0] / m["old"][0], m["new"][1] / m["old"][1]))
+EOF
+runtime
