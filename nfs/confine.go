@@ -34,6 +34,28 @@ func (e *export) openHow(flags int) *unix.OpenHow {
 	return how
 }
 
+// resolveCached is RESOLVE_CACHED (linux/openat2.h, Linux 5.12), which
+// golang.org/x/sys/unix does not name: the lookup fails with EAGAIN
+// where it would have to ask the filesystem.
+const resolveCached = 0x20
+
+// inCache reports whether name (one component, checked by checkName) in
+// directory dirfd of the export resolves from the kernel's dentry cache
+// alone, found or cached as absent, so that looking it up cannot wait on
+// the disk. The probe is a confined O_PATH open with RESOLVE_CACHED,
+// closed at once; EAGAIN, any other error and an older kernel's EINVAL
+// all answer no.
+func (e *export) inCache(dirfd int, name string) bool {
+	how := e.openHow(unix.O_PATH)
+	how.Resolve |= resolveCached
+	fd, err := unix.Openat2(dirfd, name, how)
+	if err == nil {
+		unix.Close(fd)
+		return true
+	}
+	return err == unix.ENOENT
+}
+
 // openBeneath opens rel (relative to the export root) with flags. It
 // checks nothing about what it finds: callers that know which file they
 // want use node.open.

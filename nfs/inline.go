@@ -15,7 +15,9 @@ import (
 // skips their fixed-shape arguments, except PUTFH's handle: one the node
 // table does not hold would be looked up with open_by_handle_at, which can
 // wait on the disk (a cold inode, or a client sending handles after a
-// restart), so it goes to a worker too.
+// restart), so it goes to a worker too. One LOOKUP right after such a
+// PUTFH is inline too when the kernel's dentry cache answers it
+// (lookupCached): the stat of mdtest and of every client's path walk.
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
@@ -25,20 +27,32 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
+	var dir *node // the current filehandle, when a known PUTFH set it
 	for i := 0; i < n && d.Err() == nil; i++ {
 		op := d.Uint32()
-		if op == nfs4.OpGetattr && s.state.dl.writes.Load() > 0 {
-			return false // it may wait for CB_GETATTR (deleg.go)
+		switch op {
+		case nfs4.OpPutfh:
+			var known bool
+			if dir, known = s.knownHandle(d.Opaque(nfs4.FHSize)); !known {
+				return false
+			}
+			continue
+		case nfs4.OpLookup:
+			if dir == nil || !s.lookupCached(dir, d.Opaque(nfs4.OpaqueLimit)) {
+				return false
+			}
+			dir = nil // the child's: not looked up here
+			continue
+		case nfs4.OpGetattr:
+			if s.state.dl.writes.Load() > 0 {
+				return false // it may wait for CB_GETATTR (deleg.go)
+			}
+		case nfs4.OpPutrootfh, nfs4.OpPutpubfh, nfs4.OpRestorefh:
+			dir = nil
 		}
 		info := lookupOp(op)
 		if info == nil || info.flags&opInline == 0 {
 			return false
-		}
-		if op == nfs4.OpPutfh {
-			if !s.knownHandle(d.Opaque(nfs4.FHSize)) {
-				return false
-			}
-			continue
 		}
 		info.skip(&d)
 	}
@@ -46,17 +60,41 @@ func (s *Server) Inline(rec []byte) bool {
 }
 
 // knownHandle reports whether resolve would find h's node without going to
-// the filesystem. A false answer only sends the request to a worker.
-func (s *Server) knownHandle(h []byte) bool {
+// the filesystem, and returns the node when there is one (nil for the
+// pseudo-filesystem and for handles refused without a look at the disk).
+// A false answer only sends the request to a worker.
+func (s *Server) knownHandle(h []byte) (*node, bool) {
 	if len(h) >= 2 && h[0] == fhVersion && h[1] == fhPseudo {
-		return true
+		return nil, true
 	}
 	f, ok := parseHandle(h)
 	if !ok {
-		return true // refused as BADHANDLE without a look at the disk
+		return nil, true // refused as BADHANDLE without a look at the disk
 	}
 	n := s.files.get(nodeKey{f.export, f.fs, f.ino})
-	return n != nil && sameHandle(n, h)
+	if n == nil || !sameHandle(n, h) {
+		return nil, false
+	}
+	return n, true
+}
+
+// lookupCached reports whether a LOOKUP of name in dir would find its
+// answer without waiting on the disk: dir's directory descriptor is open
+// and the dentry cache resolves name (export.inCache). A malformed name
+// answers yes: LOOKUP refuses it without a system call. Anything else
+// (the pseudo-filesystem, a descriptor to open, a name to read from disk)
+// answers no and the request goes to a worker.
+func (s *Server) lookupCached(dir *node, name []byte) bool {
+	if checkName(name) != nfs4.OK {
+		return true
+	}
+	if dir.exp == nil || !dir.isDir() {
+		return false
+	}
+	dir.pin()
+	defer dir.unpin()
+	fd, ok := dir.pub.path.get()
+	return ok && fd >= 0 && dir.exp.inCache(fd, string(name))
 }
 
 // WriteAlign says where a record's WRITE payload should sit in memory so

@@ -1,6 +1,8 @@
 package nfs
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -138,5 +140,56 @@ func TestInlineClose(t *testing.T) {
 	}
 	if st := h.closeOpen(f.gotFH, f.gotStateid); st != nfs4.ErrBadStateid {
 		t.Fatalf("second CLOSE: %d, want NFS4ERR_BAD_STATEID", st)
+	}
+}
+
+// A LOOKUP right after the PUTFH of a known directory is inline when the
+// dentry cache answers it: the directory's descriptor is open and the name
+// resolves without the filesystem (or is malformed, refused without a
+// system call). A second LOOKUP in the same COMPOUND, and a LOOKUP from
+// the pseudo-filesystem root, go to a worker.
+func TestInlineLookupCached(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	if err := os.Mkdir(filepath.Join(h.dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.write("d/f", []byte("x"))
+	dfh := h.lookupFH("d")
+	rec := func(names ...string) []byte {
+		e := xdr.NewEncoder(512)
+		callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+		e.String("")
+		e.Uint32(2)
+		e.Uint32(uint32(4 + len(names)))
+		h.sequenceAt(e, h.seq+1)
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(dfh)
+		for _, n := range names {
+			e.Uint32(nfs4.OpLookup)
+			e.String(n)
+		}
+		e.Uint32(nfs4.OpGetfh)
+		e.Uint32(nfs4.OpGetattr)
+		nfs4.BitmapOf(nfs4.AttrSize).Encode(e)
+		return e.AppendTo(nil)
+	}
+	// A LOOKUP through a worker opens d's descriptor and caches d/f.
+	if _, st := h.ops(2, func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(dfh)
+		e.Uint32(nfs4.OpLookup)
+		e.String("f")
+	}); st != nfs4.OK {
+		t.Fatalf("LOOKUP d/f: %d", st)
+	}
+	if !h.s.Inline(rec("f")) {
+		t.Error("PUTFH d; LOOKUP f (cached) not inline")
+	}
+	if !h.s.Inline(rec("a/b")) {
+		t.Error("LOOKUP of a malformed name not inline")
+	}
+	if h.s.Inline(rec("f", "g")) {
+		t.Error("two LOOKUPs inline")
 	}
 }
