@@ -161,7 +161,7 @@ const DefaultWritebackAfter = 32 << 20
 func (f *FileIO) WriteAt(file nfs.File, data []byte, off int64) (int, error) {
 	al := dioAlignment{}
 	if f.Mode == IODirect && len(data) >= nfs.DirectMin {
-		al = f.alignment(file.FD)
+		al = f.alignment(file)
 	}
 	parts := planWrite(f.Mode, !f.NoSplit, off, len(data), al.off)
 	f.countWrite(file.FD, parts)
@@ -284,22 +284,26 @@ func (f *FileIO) bounce(n int) *[]byte {
 	return &b
 }
 
-// alignment returns the O_DIRECT alignment of fd's filesystem, cached per
-// device.
-func (f *FileIO) alignment(fd int) dioAlignment {
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil {
-		return dioAlignment{}
+// alignment returns the O_DIRECT alignment of file's filesystem, cached
+// per device (the server's node knows the device: no fstat per write).
+func (f *FileIO) alignment(file nfs.File) dioAlignment {
+	dev, ok := file.Dev()
+	if !ok {
+		var st unix.Stat_t
+		if unix.Fstat(file.FD, &st) != nil {
+			return dioAlignment{}
+		}
+		dev = st.Dev
 	}
-	if v, ok := f.aligns.Load(st.Dev); ok {
+	if v, ok := f.aligns.Load(dev); ok {
 		return v.(dioAlignment)
 	}
 	var sx unix.Statx_t
 	al := dioAlignment{}
-	if unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_DIOALIGN, &sx) == nil && sx.Mask&unix.STATX_DIOALIGN != 0 {
+	if unix.Statx(file.FD, "", unix.AT_EMPTY_PATH, unix.STATX_DIOALIGN, &sx) == nil && sx.Mask&unix.STATX_DIOALIGN != 0 {
 		al = dioAlignment{mem: int(sx.Dio_mem_align), off: int(sx.Dio_offset_align)}
 	}
-	f.aligns.Store(st.Dev, al)
+	f.aligns.Store(dev, al)
 	return al
 }
 

@@ -44,6 +44,15 @@ func (f File) Direct() int {
 	return f.node.directWriteFD()
 }
 
+// Dev returns the device the file is on when the server knows it without
+// a system call (ok false for files made with NewFile).
+func (f File) Dev() (dev uint64, ok bool) {
+	if f.node == nil {
+		return 0, false
+	}
+	return f.node.dev, true
+}
+
 // DirectMin is the smallest write that FileIO implementations send
 // O_DIRECT (reads are planned by the engine alone, see Read.DirectFD).
 const DirectMin = 32 << 10
