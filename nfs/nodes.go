@@ -90,11 +90,11 @@ func newFileTable() *fileTable {
 
 // evictIdle forgets nodes that nothing holds (no open or lock state, no
 // reply in flight, no cached descriptor) until the table is at 3/4 of its
-// bound. busy reports whether state refers to a node.
+// bound. busy reports whether state refers to a node. The table's lock is
+// taken per node forgotten, not for the whole scan (up to a million
+// nodes): a LOOKUP on an event loop may be waiting to add one.
 func (t *fileTable) evictIdle(busy func(*node) bool) {
 	defer t.evicting.Store(false)
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	for k, n := range t.nodes.all() {
 		if t.nodes.len() <= t.max*3/4 {
 			return
@@ -105,7 +105,11 @@ func (t *fileTable) evictIdle(busy func(*node) bool) {
 		idle := n.pins.Load() == 0 && !n.cached
 		n.mu.Unlock()
 		if idle {
-			t.nodes.del(k)
+			t.mu.Lock()
+			if t.nodes.get(k) == n { // not replaced since
+				t.nodes.del(k)
+			}
+			t.mu.Unlock()
 		}
 	}
 }
