@@ -11,15 +11,7 @@ import (
 
 func TestInline(t *testing.T) {
 	h := newHarness(t)
-	rec := func(build func(e *xdr.Encoder), nops int) []byte {
-		e := xdr.NewEncoder(256)
-		callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
-		e.String("")
-		e.Uint32(2)
-		e.Uint32(uint32(nops))
-		build(e)
-		return e.AppendTo(nil)
-	}
+	rec := func(build func(e *xdr.Encoder), nops int) []byte { return compoundRecord(nops, build) }
 	read := rec(func(e *xdr.Encoder) {
 		h.sequence(e)
 		e.Uint32(nfs4.OpPutfh)
@@ -121,18 +113,15 @@ func TestInlineClose(t *testing.T) {
 	if st := h.openReq(f); st != nfs4.OK {
 		t.Fatalf("OPEN: %d", st)
 	}
-	e := xdr.NewEncoder(256)
-	callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
-	e.String("")
-	e.Uint32(2)
-	e.Uint32(3)
-	h.sequenceAt(e, h.seq+1)
-	e.Uint32(nfs4.OpPutfh)
-	e.Opaque(f.gotFH)
-	e.Uint32(nfs4.OpClose)
-	e.Uint32(0)
-	f.gotStateid.Encode(e)
-	if !h.s.Inline(e.AppendTo(nil)) {
+	rec := compoundRecord(3, func(e *xdr.Encoder) {
+		h.sequenceAt(e, h.seq+1)
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(f.gotFH)
+		e.Uint32(nfs4.OpClose)
+		e.Uint32(0)
+		f.gotStateid.Encode(e)
+	})
+	if !h.s.Inline(rec) {
 		t.Fatal("SEQUENCE+PUTFH+CLOSE not inline")
 	}
 	if st := h.closeOpen(f.gotFH, f.gotStateid); st != nfs4.OK {
@@ -157,22 +146,18 @@ func TestInlineLookupCached(t *testing.T) {
 	h.write("d/f", []byte("x"))
 	dfh := h.lookupFH("d")
 	rec := func(names ...string) []byte {
-		e := xdr.NewEncoder(512)
-		callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
-		e.String("")
-		e.Uint32(2)
-		e.Uint32(uint32(4 + len(names)))
-		h.sequenceAt(e, h.seq+1)
-		e.Uint32(nfs4.OpPutfh)
-		e.Opaque(dfh)
-		for _, n := range names {
-			e.Uint32(nfs4.OpLookup)
-			e.String(n)
-		}
-		e.Uint32(nfs4.OpGetfh)
-		e.Uint32(nfs4.OpGetattr)
-		nfs4.BitmapOf(nfs4.AttrSize).Encode(e)
-		return e.AppendTo(nil)
+		return compoundRecord(4+len(names), func(e *xdr.Encoder) {
+			h.sequenceAt(e, h.seq+1)
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(dfh)
+			for _, n := range names {
+				e.Uint32(nfs4.OpLookup)
+				e.String(n)
+			}
+			e.Uint32(nfs4.OpGetfh)
+			e.Uint32(nfs4.OpGetattr)
+			nfs4.BitmapOf(nfs4.AttrSize).Encode(e)
+		})
 	}
 	// A LOOKUP through a worker opens d's descriptor and caches d/f.
 	if _, st := h.ops(2, func(e *xdr.Encoder) {
@@ -192,4 +177,16 @@ func TestInlineLookupCached(t *testing.T) {
 	if h.s.Inline(rec("f", "g")) {
 		t.Error("two LOOKUPs inline")
 	}
+}
+
+// compoundRecord is an NFSv4.1 COMPOUND call record of nops operations
+// (empty tag) whose operations build writes.
+func compoundRecord(nops int, build func(e *xdr.Encoder)) []byte {
+	e := xdr.NewEncoder(512)
+	callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+	e.String("")
+	e.Uint32(2)
+	e.Uint32(uint32(nops))
+	build(e)
+	return e.AppendTo(nil)
 }
