@@ -81,20 +81,21 @@ func (s *Server) knownHandle(h []byte) (*node, bool) {
 // lookupCached reports whether a LOOKUP of name in dir would find its
 // answer without waiting on the disk: dir's directory descriptor is open
 // and the dentry cache resolves name (export.inCache). A malformed name
-// answers yes: LOOKUP refuses it without a system call. Anything else
+// in such a directory answers yes: LOOKUP refuses it after an fstat of
+// the open descriptor. Anything else
 // (the pseudo-filesystem, a descriptor to open, a name to read from disk)
 // answers no and the request goes to a worker.
 func (s *Server) lookupCached(dir *node, name []byte) bool {
-	if checkName(name) != nfs4.OK {
-		return true
-	}
 	if dir.exp == nil || !dir.isDir() {
 		return false
 	}
 	dir.pin()
 	defer dir.unpin()
 	fd, ok := dir.pub.path.get()
-	return ok && fd >= 0 && dir.exp.inCache(fd, string(name))
+	if !ok || fd < 0 {
+		return false // LOOKUP would open it first, even to refuse a name
+	}
+	return checkName(name) != nfs4.OK || dir.exp.inCache(fd, string(name))
 }
 
 // WriteAlign says where a record's WRITE payload should sit in memory so
