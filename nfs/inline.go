@@ -82,9 +82,9 @@ func (s *Server) knownHandle(h []byte) (*node, bool) {
 // answer without waiting on the disk: dir's directory descriptor is open
 // and the dentry cache resolves name (export.inCache). A malformed name
 // in such a directory answers yes: LOOKUP refuses it after an fstat of
-// the open descriptor. Anything else
-// (the pseudo-filesystem, a descriptor to open, a name to read from disk)
-// answers no and the request goes to a worker.
+// the open descriptor. Anything else (the pseudo-filesystem, a
+// descriptor to open, a name to read from disk) answers no and the
+// request goes to a worker.
 func (s *Server) lookupCached(dir *node, name []byte) bool {
 	if dir.exp == nil || !dir.isDir() {
 		return false
