@@ -44,7 +44,7 @@ const (
 	// it drops in-memory open state and makes no system call, and on a
 	// worker it was half the hand-offs of every open-read-close (mdtest's
 	// create and read phases, every file a client opens): BENCHMARKS.md,
-	// "CLOSE on the event loop".
+	// goal 1, "CLOSE went to a worker".
 	opInline
 	// opModifies: changes state, so it must not run when its reply could
 	// not be sent or kept (knfsd's OP_MODIFIES_SOMETHING): the reply-size

@@ -23,12 +23,8 @@ func sysSetup(entries uint32, p *Params) (int, error) {
 // sysEnter calls io_uring_enter. arg and argSize are the sigset (nil, 8) or,
 // with enterExtArg, a *geteventsArg and its size.
 func sysEnter(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, error) {
-	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
-		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize)
-	if errno != 0 {
-		return int(n), errno
-	}
-	return int(n), nil
+	return sysResult(unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
+		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize))
 }
 
 // sysEnterRaw is sysEnter without telling the Go scheduler: the calling
@@ -36,17 +32,18 @@ func sysEnter(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, a
 // the call lasts. Only for calls bounded by a timeout; see
 // Ring.SubmitAndWaitHeld.
 func sysEnterRaw(fd int, toSubmit, minComplete, flags uint32, arg unsafe.Pointer, argSize uintptr) (int, error) {
-	n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
-		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize)
-	if errno != 0 {
-		return int(n), errno
-	}
-	return int(n), nil
+	return sysResult(unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(fd), uintptr(toSubmit),
+		uintptr(minComplete), uintptr(flags), uintptr(arg), argSize))
 }
 
 func sysRegister(fd int, op uint32, arg unsafe.Pointer, nrArgs uint32) (int, error) {
-	n, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(fd), uintptr(op),
-		uintptr(arg), uintptr(nrArgs), 0, 0)
+	return sysResult(unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(fd), uintptr(op),
+		uintptr(arg), uintptr(nrArgs), 0, 0))
+}
+
+// sysResult turns a system call's return into (value, error), the error a
+// unix.Errno.
+func sysResult(n, _ uintptr, errno unix.Errno) (int, error) {
 	if errno != 0 {
 		return int(n), errno
 	}
