@@ -190,3 +190,34 @@ func compoundRecord(nops int, build func(e *xdr.Encoder)) []byte {
 	build(e)
 	return e.AppendTo(nil)
 }
+
+// A LOOKUP that runs on the event loop checks the caller's permission as
+// on a worker: uid 1000 may not search "private" (0700, root's) even once
+// root's own LOOKUP has put private/inner in the dentry cache and made the
+// request inline.
+func TestInlineLookupAsAnotherUser(t *testing.T) {
+	h := permTree(t)
+	if st := h.lookupAs(asRoot, "private", "inner"); st != nfs4.OK {
+		t.Fatalf("root: LOOKUP private/inner: %d", st)
+	}
+	pfh := h.lookupFH("private")
+	body := func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(pfh)
+		e.Uint32(nfs4.OpLookup)
+		e.String("inner")
+	}
+	e := xdr.NewEncoder(512)
+	callHeaderCred(e, 99, as1000)
+	e.String("tag")
+	e.Uint32(2)
+	e.Uint32(3)
+	h.sequenceAt(e, h.seq+1)
+	body(e)
+	if !h.s.Inline(e.AppendTo(nil)) {
+		t.Fatal("PUTFH private; LOOKUP inner (cached) not inline")
+	}
+	if _, st := h.opsAs(as1000, 2, body); st != nfs4.ErrAccess {
+		t.Fatalf("uid 1000: LOOKUP inner in private: %d, want NFS4ERR_ACCESS", st)
+	}
+}
