@@ -122,11 +122,11 @@ const aclXattr = "system.posix_acl_access"
 // probeACL asks the filesystem whether n has an access ACL. When it cannot
 // tell, it says yes: the kernel then decides.
 func probeACL(n *node) bool {
-	fd, err := n.open(unix.O_PATH, nil)
+	fd, done, err := n.anyFD()
 	if err != nil {
 		return true
 	}
-	defer unix.Close(fd)
+	defer done()
 	// An O_PATH descriptor takes no fgetxattr; its /proc link does.
 	_, err = unix.Getxattr("/proc/self/fd/"+itoa(fd), aclXattr, nil)
 	switch err {
@@ -136,15 +136,34 @@ func probeACL(n *node) bool {
 	return true
 }
 
+// anyFD returns a descriptor of n for calls that take any kind (the ACL's
+// getxattr through /proc, faccessat2 with AT_EMPTY_PATH) and the function
+// that releases it: one n keeps open when there is one, so an operation
+// the event loop runs (ACCESS, READ of a file opened before) walks no
+// path, else a confined O_PATH open, closed by done.
+func (n *node) anyFD() (fd int, done func(), err error) {
+	n.pin()
+	for _, p := range [...]*pubFD{&n.pub.path, &n.pub.read} {
+		if fd, ok := p.get(); ok && fd >= 0 {
+			return fd, n.unpin, nil
+		}
+	}
+	n.unpin()
+	if fd, err = n.open(unix.O_PATH, nil); err != nil {
+		return -1, nil, err
+	}
+	return fd, func() { unix.Close(fd) }, nil
+}
+
 // kernelRights asks the kernel which of the rights in need the caller
 // holds on n, with faccessat2 under the caller's filesystem identity (the
 // ACL path). Anything that fails grants nothing.
 func kernelRights(n *node, cr Cred, need uint32) uint32 {
-	fd, err := n.open(unix.O_PATH, nil)
+	fd, done, err := n.anyFD()
 	if err != nil {
 		return 0
 	}
-	defer unix.Close(fd)
+	defer done()
 	var got uint32
 	asCaller(cr, func() error {
 		for _, b := range [...]uint32{mayRead, mayWrite, mayExec} {

@@ -15,9 +15,15 @@ import (
 // skips their fixed-shape arguments, except PUTFH's handle: one the node
 // table does not hold would be looked up with open_by_handle_at, which can
 // wait on the disk (a cold inode, or a client sending handles after a
-// restart), so it goes to a worker too. One LOOKUP right after such a
-// PUTFH is inline too when the kernel's dentry cache answers it
-// (lookupCached): the stat of mdtest and of every client's path walk.
+// restart), so it goes to a worker too, and so does an op that would have
+// to open a known file by path first (GETATTR, ACCESS, READ, READ_PLUS or
+// SEEK of a node with no descriptor open: the fd cache closed it, or it
+// was never read): the walk from the export root can wait on the disk
+// when its dentries were evicted. The worker's open is kept, so the next
+// request is inline. One LOOKUP right after such a PUTFH is inline too
+// when the kernel's dentry cache answers it (lookupCached): the stat of
+// mdtest and of every client's path walk; the child it finds is reached
+// through dentries the probe has just seen cached.
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
@@ -27,28 +33,38 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
-	var dir *node // the current filehandle, when a known PUTFH set it
+	// cur is the current filehandle's node when a known PUTFH set it; nil
+	// for the pseudo-filesystem, a handle refused as malformed, and a
+	// LOOKUP's child. saved is SAVEFH's.
+	var cur, saved *node
 	for i := 0; i < n && d.Err() == nil; i++ {
 		op := d.Uint32()
 		switch op {
 		case nfs4.OpPutfh:
 			var known bool
-			if dir, known = s.knownHandle(d.Opaque(nfs4.FHSize)); !known {
+			if cur, known = s.knownHandle(d.Opaque(nfs4.FHSize)); !known {
 				return false
 			}
 			continue
 		case nfs4.OpLookup:
-			if dir == nil || !s.lookupCached(dir, d.Opaque(nfs4.OpaqueLimit)) {
+			if cur == nil || !s.lookupCached(cur, d.Opaque(nfs4.OpaqueLimit)) {
 				return false
 			}
-			dir = nil // the child's: not looked up here
+			cur = nil // the child's: not looked up here
 			continue
-		case nfs4.OpGetattr:
-			if s.state.dl.writes.Load() > 0 {
+		case nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead, nfs4.OpReadPlus, nfs4.OpSeek:
+			if cur != nil && !cur.hasOpenFD() {
+				return false // it would open cur by path first
+			}
+			if op == nfs4.OpGetattr && s.state.dl.writes.Load() > 0 {
 				return false // it may wait for CB_GETATTR (deleg.go)
 			}
-		case nfs4.OpPutrootfh, nfs4.OpPutpubfh, nfs4.OpRestorefh:
-			dir = nil
+		case nfs4.OpPutrootfh, nfs4.OpPutpubfh:
+			cur = nil
+		case nfs4.OpSavefh:
+			saved = cur
+		case nfs4.OpRestorefh:
+			cur = saved
 		}
 		info := lookupOp(op)
 		if info == nil || info.flags&opInline == 0 {

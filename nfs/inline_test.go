@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -60,6 +62,9 @@ func TestInlineUnknownHandle(t *testing.T) {
 		e.Uint64(0)
 		e.Uint32(4096)
 		return e.AppendTo(nil)
+	}
+	if st := h.readWith(fh, nfs4.AnonStateid); st != nfs4.OK { // opens f's descriptor
+		t.Fatalf("READ: %d", st)
 	}
 	if !h.s.Inline(rec()) {
 		t.Fatal("PUTFH of a known handle + READ not inline")
@@ -219,5 +224,122 @@ func TestInlineLookupAsAnotherUser(t *testing.T) {
 	}
 	if _, st := h.opsAs(as1000, 2, body); st != nfs4.ErrAccess {
 		t.Fatalf("uid 1000: LOOKUP inner in private: %d, want NFS4ERR_ACCESS", st)
+	}
+}
+
+// An op that would open its file by path first (the node is known but the
+// fd cache closed its descriptors, or it was never read) goes to a
+// worker: the walk from the export root may wait on the disk. The
+// worker's open is kept, and the next request is inline again. SAVEFH and
+// RESTOREFH carry the node along.
+func TestInlineNeedsOpenDescriptor(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	if err := os.Mkdir(filepath.Join(h.dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.write("f", []byte("data"))
+	ffh, dfh := h.lookupFH("f"), h.lookupFH("d")
+	withFH := func(fh []byte, op uint32) []byte {
+		return compoundRecord(3, func(e *xdr.Encoder) {
+			h.sequenceAt(e, h.seq+1)
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(fh)
+			e.Uint32(op)
+			switch op {
+			case nfs4.OpGetattr:
+				nfs4.BitmapOf(nfs4.AttrSize).Encode(e)
+			case nfs4.OpAccess:
+				e.Uint32(nfs4.AccessRead)
+			case nfs4.OpRead:
+				nfs4.AnonStateid.Encode(e)
+				e.Uint64(0)
+				e.Uint32(4096)
+			}
+		})
+	}
+	restored := compoundRecord(6, func(e *xdr.Encoder) {
+		h.sequenceAt(e, h.seq+1)
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(ffh)
+		e.Uint32(nfs4.OpSavefh)
+		e.Uint32(nfs4.OpPutrootfh)
+		e.Uint32(nfs4.OpRestorefh)
+		e.Uint32(nfs4.OpGetattr)
+		nfs4.BitmapOf(nfs4.AttrSize).Encode(e)
+	})
+	for _, rel := range []string{"f", "d"} {
+		h.nodeAt(rel).tryClose()
+	}
+	for _, op := range []uint32{nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead} {
+		if h.s.Inline(withFH(ffh, op)) {
+			t.Errorf("op %d of a file with no descriptor open is inline", op)
+		}
+	}
+	if h.s.Inline(withFH(dfh, nfs4.OpGetattr)) {
+		t.Error("GETATTR of a directory with no descriptor open is inline")
+	}
+	if h.s.Inline(restored) {
+		t.Error("RESTOREFH of a file with no descriptor open, then GETATTR, is inline")
+	}
+	if !h.s.Inline(withFH(ffh, nfs4.OpGetfh)) {
+		t.Error("GETFH (no open needed) not inline")
+	}
+
+	// A worker's READ and GETATTR open the descriptors and keep them.
+	if st := h.readWith(ffh, nfs4.AnonStateid); st != nfs4.OK {
+		t.Fatalf("READ: %d", st)
+	}
+	if st := h.opStatus(dfh, nfs4.OpGetattr, func(e *xdr.Encoder) { nfs4.BitmapOf(nfs4.AttrSize).Encode(e) }); st != nfs4.OK {
+		t.Fatalf("GETATTR d: %d", st)
+	}
+	for _, op := range []uint32{nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead} {
+		if !h.s.Inline(withFH(ffh, op)) {
+			t.Errorf("op %d of a file with its descriptor open not inline", op)
+		}
+	}
+	if !h.s.Inline(withFH(dfh, nfs4.OpGetattr)) {
+		t.Error("GETATTR of a directory with its descriptor open not inline")
+	}
+	if !h.s.Inline(restored) {
+		t.Error("RESTOREFH of an open file, then GETATTR, not inline")
+	}
+}
+
+// The ACL checks use a descriptor the node keeps open when it has one (no
+// path walk on the event loop), else one of their own, closed after.
+func TestAnyFD(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	h.write("f", []byte("data"))
+	fh := h.lookupFH("f")
+	n := h.nodeAt("f")
+	n.tryClose()
+	fd, done, err := n.anyFD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.hasOpenFD() {
+		t.Error("anyFD of a node with no descriptor cached one")
+	}
+	done()
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && st.Ino == n.ino {
+		t.Error("anyFD's own descriptor still open after done")
+	}
+	if st := h.readWith(fh, nfs4.AnonStateid); st != nfs4.OK {
+		t.Fatalf("READ: %d", st)
+	}
+	read, _ := n.pub.read.get()
+	fd, done, err = n.anyFD()
+	if err != nil || fd != read {
+		t.Fatalf("anyFD of an open node: fd %d, err %v; want its read descriptor %d", fd, err, read)
+	}
+	if n.pins.Load() != 1 {
+		t.Errorf("pins while in use: %d, want 1", n.pins.Load())
+	}
+	done()
+	if n.pins.Load() != 0 {
+		t.Errorf("pins after done: %d, want 0", n.pins.Load())
 	}
 }

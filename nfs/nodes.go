@@ -309,6 +309,23 @@ func (n *node) fstatCached(st *unix.Stat_t) (bool, error) {
 	return true, unix.Fstat(fd, st)
 }
 
+// hasOpenFD reports whether n's attributes (and a regular file's data)
+// can be had through a descriptor n keeps open, with no path walk: a
+// directory's O_PATH one, a regular file's read (or read-write) one. The
+// answer can be stale by the time it is used (the fd cache may close the
+// descriptor in between); callers use it only to choose where work runs.
+func (n *node) hasOpenFD() bool {
+	p := &n.pub.read
+	switch {
+	case n.isDir():
+		p = &n.pub.path
+	case !n.isReg():
+		return false
+	}
+	fd, ok := p.get()
+	return ok && fd >= 0
+}
+
 // writeFD returns a cached read-write descriptor for a regular file. The
 // caller has checked permission; the first open happens as the caller.
 // Like readFD, a cached one comes without the lock to a caller that
