@@ -29,13 +29,26 @@ func benchRecord(h *harness, fh []byte, op func(e *xdr.Encoder)) ([]byte, int) {
 }
 
 func benchHandle(b *testing.B, op func(e *xdr.Encoder)) {
+	benchHandleSid(b, false, func(e *xdr.Encoder, _ nfs4.Stateid) { op(e) })
+}
+
+// benchHandleSid is benchHandle with the stateid of an OPEN of the file
+// when opened, else the anonymous one.
+func benchHandleSid(b *testing.B, opened bool, op func(e *xdr.Encoder, sid nfs4.Stateid)) {
 	t := &testing.T{}
 	h := newHarness(t)
 	h.t = t
 	h.session()
 	h.sparse("f", 4<<20, [][2]int64{{0, 1 << 20}, {2 << 20, 3 << 20}})
 	fh := h.lookupFH("f")
-	rec, seqPos := benchRecord(h, fh, op)
+	sid := nfs4.AnonStateid
+	if opened {
+		var st uint32
+		if sid, st = h.open("f", 0); st != nfs4.OK {
+			b.Fatalf("OPEN: %d", st)
+		}
+	}
+	rec, seqPos := benchRecord(h, fh, func(e *xdr.Encoder) { op(e, sid) })
 	rep := NewReply()
 	conn := NewConn("bench")
 	buf := make([]byte, 2<<20) // the engine's pooled read buffer
@@ -58,6 +71,17 @@ func BenchmarkHandleRead4K(b *testing.B) {
 	benchHandle(b, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpRead)
 		nfs4.AnonStateid.Encode(e)
+		e.Uint64(8192)
+		e.Uint32(4096)
+	})
+}
+
+// BenchmarkHandleRead4KOpen: READ with an open's stateid, as clients
+// send it, which skips its fstat while the size hint holds (sizeHint).
+func BenchmarkHandleRead4KOpen(b *testing.B) {
+	benchHandleSid(b, true, func(e *xdr.Encoder, sid nfs4.Stateid) {
+		e.Uint32(nfs4.OpRead)
+		sid.Encode(e)
 		e.Uint64(8192)
 		e.Uint32(4096)
 	})

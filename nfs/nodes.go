@@ -26,6 +26,9 @@ type node struct {
 	pfd    int // cached O_PATH descriptor (a directory's dirfd for *at calls), -1 until opened
 	extent extentCache
 	acl    aclCache // whether the file has a POSIX ACL (access.go)
+	// size is what the last fstat of a READ, READ_PLUS or SEEK saw, for
+	// opRead to skip its own (op_read.go, sizeHint); nil until then.
+	size atomic.Pointer[sizeHint]
 
 	used   atomic.Bool // touched since the fd cache's last sweep
 	cached bool        // in the export's fd cache (under mu)

@@ -272,3 +272,93 @@ func TestReadPlusFragmentedWalkIsBounded(t *testing.T) {
 		t.Fatalf("%d lseeks for 8 MiB of 4 KiB extents", calls)
 	}
 }
+
+// readAt READs count bytes at off of fh with sid and returns eof and the
+// data.
+func (h *harness) readAt(fh []byte, sid nfs4.Stateid, off uint64, count uint32) (bool, []byte, uint32) {
+	h.t.Helper()
+	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
+		h.sequence(e)
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(fh)
+		e.Uint32(nfs4.OpRead)
+		sid.Encode(e)
+		e.Uint64(off)
+		e.Uint32(count)
+	})
+	if st != nfs4.OK {
+		return false, nil, st
+	}
+	skipSequence(h.t, d)
+	opResult(h.t, d, nfs4.OpPutfh, nfs4.OK)
+	opResult(h.t, d, nfs4.OpRead, nfs4.OK)
+	eof := d.Bool()
+	return eof, bytes.Clone(d.Opaque(1 << 20)), nfs4.OK
+}
+
+// A READ with an open's stateid that ends before the size an earlier
+// fstat saw skips its own fstat (sizeHint). Its answer stays right: a file
+// shrunk behind the server's back reads short with eof; any change made
+// through the server (SETATTR of size, WRITE) voids the hint, so a READ
+// ending exactly at the new end says eof; a READ reaching the end is
+// always checked; an anonymous READ always checks permission.
+func TestReadSizeHint(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	h.write("f", data)
+	fh := h.lookupFH("f")
+	sid, st := h.open("f", 0)
+	if st != nfs4.OK {
+		t.Fatalf("OPEN: %d", st)
+	}
+	n := h.nodeAt("f")
+	check := func(what string, off uint64, count uint32, wantEOF bool, want []byte) {
+		t.Helper()
+		eof, got, st := h.readAt(fh, sid, off, count)
+		if st != nfs4.OK || eof != wantEOF || !bytes.Equal(got, want) {
+			t.Fatalf("%s: READ %d@%d: status %d, eof %v, %d bytes; want eof %v, %d bytes", what, count, off, st, eof, len(got), wantEOF, len(want))
+		}
+	}
+	check("first", 0, 4096, false, data[:4096])
+	if h := n.size.Load(); h == nil || h.size != int64(len(data)) {
+		t.Fatalf("size hint after the first READ: %+v", h)
+	}
+	if !n.within(4096, 4096) || n.within(60<<10, 4096) || n.within(1<<64-1, 2) {
+		t.Fatal("within: wrong answer for a range inside, at the end, or wrapping")
+	}
+	check("to the end", 60<<10, 8192, true, data[60<<10:])
+
+	// Shrunk by a local process: the hint still says 64 KiB, the read
+	// comes back short and says so.
+	if err := os.Truncate(filepath.Join(h.dir, "f"), 6000); err != nil {
+		t.Fatal(err)
+	}
+	check("shrunk locally", 4096, 4096, true, data[4096:6000])
+
+	// Through the server: SETATTR size 8192, then a READ ending at 8192.
+	if st := h.opStatus(fh, nfs4.OpSetattr, func(e *xdr.Encoder) {
+		nfs4.AnonStateid.Encode(e)
+		nfs4.BitmapOf(nfs4.AttrSize).Encode(e)
+		e.Uint32(8)
+		e.Uint64(8192)
+	}); st != nfs4.OK {
+		t.Fatalf("SETATTR size: %d", st)
+	}
+	want := append(bytes.Clone(data[:6000]), make([]byte, 8192-6000)...)
+	check("after SETATTR", 4096, 4096, true, want[4096:])
+
+	// A WRITE through the server past the end: the READ sees it.
+	if st, _, _, _ := h.writeOp(fh, nfs4.AnonStateid, 8192, nfs4.FileSync4, []byte("tail")); st != nfs4.OK {
+		t.Fatalf("WRITE: %d", st)
+	}
+	check("after WRITE", 8192, 100, true, []byte("tail"))
+
+	// Anonymous READs check permission every time, hint or not.
+	if err := os.Chmod(filepath.Join(h.dir, "f"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.readAs(as1000, fh, nfs4.OpRead, nfs4.AnonStateid); got != nfs4.ErrAccess {
+		t.Fatalf("anonymous READ of a 0600 file as uid 1000: %d, want NFS4ERR_ACCESS", got)
+	}
+}
