@@ -94,7 +94,7 @@ func run() error {
 	maxIO := flag.Int("max-io", 1<<20, "largest READ/WRITE payload in bytes")
 	slots := flag.Int("slots", 128, "session slots offered to each client")
 	splitWrites := flag.Bool("split-writes", true, "with --io-mode direct, split misaligned large writes into buffered head, O_DIRECT middle, buffered tail (false: write them whole, buffered with RWF_DONTCACHE)")
-	heldWait := flag.Bool("held-wait", true, "io_uring engine: a busy loop waits for completions holding its Go P (up to 200 µs at a time, one P added per loop), which spares the Go scheduler's 20 µs polling; false: always an ordinary blocking wait")
+	heldWait := flag.Bool("held-wait", true, "io_uring engine: a busy loop waits for completions holding its Go P (up to 10 ms at a time, one P added per loop; the runtime's preemption signal ends the wait), which spares the Go scheduler's 20 µs polling; false: always an ordinary blocking wait")
 	sendZC := flag.Bool("send-zc", false, "io_uring engine: send replies of 64 KiB and more with SENDMSG_ZC (measured slower over loopback; try it on a real NIC)")
 	directIO := flag.String("direct-reads", "auto", "O_DIRECT for file reads: auto (ranges not in the page cache go O_DIRECT, cached ones buffered), on or off")
 	writebackAfter := flag.Int64("writeback-after", engine.DefaultWritebackAfter, "start writing a file's dirty pages to disk once this many bytes were written to it through the page cache (sync_file_range), so a COMMIT finds them mostly written; 0: leave it to the kernel")
