@@ -144,8 +144,8 @@ func probeACL(n *node) bool {
 func (n *node) anyFD() (fd int, done func(), err error) {
 	n.pin()
 	for _, p := range [...]*pubFD{&n.pub.path, &n.pub.read} {
-		if fd, ok := p.get(); ok && fd >= 0 {
-			return fd, n.unpin, nil
+		if d, ok := p.get(); ok && d >= 0 {
+			return d, n.unpin, nil
 		}
 	}
 	n.unpin()
