@@ -46,23 +46,8 @@ func (h *harness) lookupPath(p string) ([]byte, uint32) {
 // readData READs up to count bytes at 0 of fh with the anonymous stateid.
 func (h *harness) readData(fh []byte, count uint32) ([]byte, uint32) {
 	h.t.Helper()
-	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
-		h.sequence(e)
-		e.Uint32(nfs4.OpPutfh)
-		e.Opaque(fh)
-		e.Uint32(nfs4.OpRead)
-		nfs4.AnonStateid.Encode(e)
-		e.Uint64(0)
-		e.Uint32(count)
-	})
-	if st != nfs4.OK {
-		return nil, st
-	}
-	skipSequence(h.t, d)
-	opResult(h.t, d, nfs4.OpPutfh, nfs4.OK)
-	opResult(h.t, d, nfs4.OpRead, nfs4.OK)
-	d.Bool()
-	return bytes.Clone(d.Opaque(1 << 20)), nfs4.OK
+	_, data, st := h.readAt(fh, nfs4.AnonStateid, 0, count)
+	return data, st
 }
 
 // linkFH makes a hard link to src named name in directory dir.
