@@ -136,25 +136,6 @@ func probeACL(n *node) bool {
 	return true
 }
 
-// anyFD returns a descriptor of n for calls that take any kind (the ACL's
-// getxattr through /proc, faccessat2 with AT_EMPTY_PATH) and the function
-// that releases it: one n keeps open when there is one, so an operation
-// the event loop runs (ACCESS, READ of a file opened before) walks no
-// path, else a confined O_PATH open, closed by done.
-func (n *node) anyFD() (fd int, done func(), err error) {
-	n.pin()
-	for _, p := range [...]*pubFD{&n.pub.path, &n.pub.read} {
-		if d, ok := p.get(); ok && d >= 0 {
-			return d, n.unpin, nil
-		}
-	}
-	n.unpin()
-	if fd, err = n.open(unix.O_PATH, nil); err != nil {
-		return -1, nil, err
-	}
-	return fd, func() { unix.Close(fd) }, nil
-}
-
 // kernelRights asks the kernel which of the rights in need the caller
 // holds on n, with faccessat2 under the caller's filesystem identity (the
 // ACL path). Anything that fails grants nothing.

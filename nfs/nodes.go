@@ -329,6 +329,26 @@ func (n *node) hasOpenFD() bool {
 	return ok && fd >= 0
 }
 
+// anyFD returns a descriptor of n for calls that take any kind (paths
+// through /proc/self/fd, faccessat2 with AT_EMPTY_PATH) and the function
+// that releases it: one n keeps open when there is one, so the ACL checks
+// of an op the event loop runs (ACCESS, READ of a file opened before)
+// and a SETATTR walk no path, else a confined O_PATH open, closed by
+// done.
+func (n *node) anyFD() (fd int, done func(), err error) {
+	n.pin()
+	for _, p := range [...]*pubFD{&n.pub.path, &n.pub.read} {
+		if d, ok := p.get(); ok && d >= 0 {
+			return d, n.unpin, nil
+		}
+	}
+	n.unpin()
+	if fd, err = n.open(unix.O_PATH, nil); err != nil {
+		return -1, nil, err
+	}
+	return fd, func() { unix.Close(fd) }, nil
+}
+
 // writeFD returns a cached read-write descriptor for a regular file. The
 // caller has checked permission; the first open happens as the caller.
 // Like readFD, a cached one comes without the lock to a caller that

@@ -315,11 +315,11 @@ func opSetattr(c *compound) uint32 {
 		}
 		wfd = fd
 	}
-	pfd, err := n.open(unix.O_PATH, nil)
+	pfd, release, err := n.anyFD()
 	if err != nil {
 		return errno(err)
 	}
-	defer unix.Close(pfd)
+	defer release()
 	var done nfs4.Bitmap
 	err = asCaller(c.cred, func() error {
 		var err error
