@@ -676,3 +676,66 @@ func TestRenameAsAnotherUser(t *testing.T) {
 		t.Errorf("node at %q after the rename, want private/moved", got)
 	}
 }
+
+// SETATTR works through a descriptor the node keeps open when it has one
+// (anyFD), opened by an earlier READ of root's: the kernel still checks
+// the change against the caller, so uid 1000 may neither chmod nor set
+// the times of root's file, and the owner may chmod its own.
+func TestSetattrThroughOpenDescriptorAsAnotherUser(t *testing.T) {
+	h := permTree(t)
+	setattr := func(cr testCred, fh []byte, attrs func(e *xdr.Encoder)) uint32 {
+		t.Helper()
+		_, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(fh)
+			e.Uint32(nfs4.OpSetattr)
+			nfs4.AnonStateid.Encode(e)
+			attrs(e)
+		})
+		return st
+	}
+	chmod := func(mode uint32) func(e *xdr.Encoder) {
+		return func(e *xdr.Encoder) {
+			nfs4.BitmapOf(nfs4.AttrMode).Encode(e)
+			e.Uint32(4)
+			e.Uint32(mode)
+		}
+	}
+	mtime := func(e *xdr.Encoder) {
+		nfs4.BitmapOf(nfs4.AttrTimeModifySet).Encode(e)
+		e.Uint32(16)
+		e.Uint32(1) // SET_TO_CLIENT_TIME4
+		e.Uint64(12345)
+		e.Uint32(0)
+	}
+	modeOf := func(name string) uint32 {
+		var sb unix.Stat_t
+		if err := unix.Stat(filepath.Join(h.dir, name), &sb); err != nil {
+			t.Fatal(err)
+		}
+		return sb.Mode & 0o7777
+	}
+	pub, mine := h.pathFH("pub"), h.pathFH("mine")
+	for _, fh := range [][]byte{pub, mine} {
+		if st := h.readAs(asRoot, fh, nfs4.OpRead, nfs4.AnonStateid); st != nfs4.OK {
+			t.Fatalf("root's READ: %d", st)
+		}
+	}
+	for _, name := range []string{"pub", "mine"} {
+		if !h.nodeAt(name).hasOpenFD() {
+			t.Fatalf("%s: no descriptor open after a READ", name)
+		}
+	}
+	if st := setattr(as1000, pub, chmod(0o666)); st != nfs4.ErrPerm || modeOf("pub") != 0o644 {
+		t.Errorf("uid 1000 chmod of root's file: %d, mode now %o", st, modeOf("pub"))
+	}
+	if st := setattr(as1000, pub, mtime); st != nfs4.ErrPerm {
+		t.Errorf("uid 1000 setting the mtime of root's file: %d, want NFS4ERR_PERM", st)
+	}
+	if st := setattr(as1000, mine, chmod(0o640)); st != nfs4.OK || modeOf("mine") != 0o640 {
+		t.Errorf("owner's chmod of its file: %d, mode now %o", st, modeOf("mine"))
+	}
+	if st := setattr(asRoot, pub, chmod(0o600)); st != nfs4.OK || modeOf("pub") != 0o600 {
+		t.Errorf("root's chmod: %d, mode now %o", st, modeOf("pub"))
+	}
+}
