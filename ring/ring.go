@@ -303,11 +303,12 @@ func (r *Ring) SubmitAndWaitTimeout(n uint32, d time.Duration) (int, error) {
 // scheduler neither retakes the P (Go's sysmon does that to a system call
 // older than 20 µs, and keeps polling at that rate while it does) nor has
 // to find one when the wait ends. The price is that the P runs nothing
-// else meanwhile and a stop-the-world (garbage collection) waits for the
-// call to end: d bounds both, so keep it short (a millisecond). A signal
-// ends the wait early with EINTR, which is returned, not retried, so the
-// goroutine can be preempted on its way back. Not for SQPOLL rings, which
-// take the ordinary path. Needs FeatExtArg (Linux 5.11).
+// else meanwhile. A signal (the runtime's preemption signal, sent for a
+// stop-the-world) ends the wait early with EINTR, which is returned, not
+// retried: the caller should then yield (runtime.Gosched), since its way
+// back to the next wait may check no preemption flag, and a stop-the-world
+// would otherwise wait for d. Not for SQPOLL rings, which take the
+// ordinary path. Needs FeatExtArg (Linux 5.11).
 func (r *Ring) SubmitAndWaitHeld(n uint32, d time.Duration) (int, error) {
 	if r.flags&SetupSQPoll != 0 {
 		return r.SubmitAndWaitTimeout(n, d)
