@@ -128,14 +128,10 @@ type readArgs struct {
 	eof bool
 }
 
-func (c *compound) readArgs(a *readArgs) uint32 {
-	return c.readArgsHinted(a, false)
-}
-
-// readArgsHinted is readArgs; with hinted, a range of an opened file that
-// ends before its size hint is read without an fstat (a.st stays zero,
-// a.eof false).
-func (c *compound) readArgsHinted(a *readArgs, hinted bool) uint32 {
+// readArgs fills a from the arguments being decoded. With hinted (READ), a
+// range of an opened file that ends before its size hint is read without
+// an fstat (a.st stays zero, a.eof false).
+func (c *compound) readArgs(a *readArgs, hinted bool) uint32 {
 	sid := nfs4.DecodeStateid(c.d)
 	a.off = c.d.Uint64()
 	count := c.d.Uint32()
@@ -166,7 +162,7 @@ func (c *compound) readArgsHinted(a *readArgs, hinted bool) uint32 {
 
 func opRead(c *compound) uint32 {
 	var a readArgs
-	if s := c.readArgsHinted(&a, true); s != nfs4.OK {
+	if s := c.readArgs(&a, true); s != nfs4.OK {
 		return s
 	}
 	e := c.e
@@ -197,7 +193,7 @@ const (
 
 func opReadPlus(c *compound) uint32 {
 	var a readArgs
-	if s := c.readArgs(&a); s != nfs4.OK {
+	if s := c.readArgs(&a, false); s != nfs4.OK {
 		return s
 	}
 	e := c.e
