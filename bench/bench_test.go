@@ -110,6 +110,17 @@ func TestRandRead(t *testing.T) {
 	if len(res) != 1 || res[0].Ops != int64(cfg.Ops) || res[0].Bytes != int64(cfg.Ops)*4096 || res[0].LatencyUS["p99"] <= 0 {
 		t.Fatalf("%+v", res[0])
 	}
+	// READ and READ_PLUS, each checked against the layout.
+	cfg.ReadOps = []string{"READ", "READ_PLUS"}
+	res = run(t, cfg, &Target{Addr: addr, Export: "/", LocalDir: dir}, RandRead)
+	if len(res) != 2 || res[0].Op != "READ 4KiB" || res[1].Op != "READ_PLUS 4KiB" {
+		t.Fatalf("%d results: %+v", len(res), res)
+	}
+	for _, r := range res {
+		if r.Error != "" || r.Ops != int64(cfg.Ops) || r.Bytes != int64(cfg.Ops)*4096 {
+			t.Fatalf("%s: %+v", r.Op, r)
+		}
+	}
 }
 
 func TestIO500(t *testing.T) {

@@ -107,3 +107,14 @@ func BenchmarkHandleReadPlusHole1M(b *testing.B) {
 		e.Uint32(1 << 20)
 	})
 }
+
+// BenchmarkHandleReadPlus4KOpen: READ_PLUS of 4 KiB of data with an open's
+// stateid, what a Linux 6.12 client sends for every read.
+func BenchmarkHandleReadPlus4KOpen(b *testing.B) {
+	benchHandleSid(b, true, func(e *xdr.Encoder, sid nfs4.Stateid) {
+		e.Uint32(nfs4.OpReadPlus)
+		sid.Encode(e)
+		e.Uint64(8192)
+		e.Uint32(4096)
+	})
+}

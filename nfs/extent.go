@@ -101,6 +101,19 @@ func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []ext
 	return out
 }
 
+// cachedData reports whether the runs cover [off, end) with data, without
+// validating them (see compound.cachedData). Callers hold n.mu.
+func (x *extentCache) cachedData(off, end int64) bool {
+	i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].end > off })
+	for ; off < end; i++ {
+		if i >= len(x.runs) || x.runs[i].off > off || x.runs[i].hole {
+			return false
+		}
+		off = x.runs[i].end
+	}
+	return true
+}
+
 // walk finds the runs from off up to at least limit (and at most max, the
 // start of the next known run or EOF), using SEEK_DATA and SEEK_HOLE.
 //

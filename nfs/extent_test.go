@@ -152,3 +152,25 @@ func TestExtentWalkRacingWrite(t *testing.T) {
 		t.Fatalf("runs after a racing write: %+v", runs)
 	}
 }
+
+func TestExtentCacheCachedData(t *testing.T) {
+	x := &extentCache{runs: []extent{{0, 10, false}, {10, 20, false}, {30, 40, false}, {40, 50, true}}}
+	cases := []struct {
+		off, end int64
+		want     bool
+	}{
+		{0, 20, true},   // two adjacent data runs
+		{5, 15, true},   // inside them
+		{15, 35, false}, // across a range nobody walked
+		{30, 40, true},
+		{35, 45, false}, // into a hole
+		{45, 50, false}, // a hole
+		{50, 60, false}, // past every run
+		{3, 3, true},    // empty
+	}
+	for _, c := range cases {
+		if got := x.cachedData(c.off, c.end); got != c.want {
+			t.Errorf("cachedData(%d, %d) = %v, want %v", c.off, c.end, got, c.want)
+		}
+	}
+}

@@ -82,7 +82,8 @@ func (c *compound) statRead(fd int, opened bool, st *unix.Stat_t) uint32 {
 // file's extent generation (bumped by every change this server makes to
 // its data, allocation or size: WRITE, SETATTR of size, ALLOCATE,
 // DEALLOCATE, COPY, CLONE) is gen. A READ with an open's stateid that
-// ends before it skips its fstat, about half of the server's own work on
+// ends before it skips its fstat (so does a READ_PLUS of a range the
+// extent cache has as data, see cachedData), about half of the server's own work on
 // a cached 4 KiB READ (BENCHMARKS.md, "READ without its fstat"): its
 // eof is false, and the engine's short read still patches count and eof
 // if the file shrank. Only a local process that truncates the file to
@@ -121,17 +122,20 @@ func (c *compound) clampCount(count uint32) int {
 // read: n bytes at off, clamped to the file, the server's maximum and the
 // session's reply room; eof when the range reaches the end of the file.
 type readArgs struct {
-	fd  int
-	st  unix.Stat_t
-	off uint64
-	n   int
-	eof bool
+	fd     int
+	st     unix.Stat_t
+	off    uint64
+	n      int
+	eof    bool
+	opened bool // sid is an open's (or lock's, delegation's): permission checked
+	hinted bool // no fstat: the range ends before the size hint (a.st zero)
 }
 
-// readArgs fills a from the arguments being decoded. With hinted (READ), a
-// range of an opened file that ends before its size hint is read without
-// an fstat (a.st stays zero, a.eof false).
-func (c *compound) readArgs(a *readArgs, hinted bool) uint32 {
+// readArgs fills a from the arguments being decoded. A range of an opened
+// file that ends before its size hint is read without an fstat (a.hinted;
+// a.st stays zero, a.eof false); stat does the fstat later if the caller
+// needs the attributes after all.
+func (c *compound) readArgs(a *readArgs) uint32 {
 	sid := nfs4.DecodeStateid(c.d)
 	a.off = c.d.Uint64()
 	count := c.d.Uint32()
@@ -142,12 +146,20 @@ func (c *compound) readArgs(a *readArgs, hinted bool) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	a.fd = fd
+	a.fd, a.opened = fd, opened
 	a.n = c.clampCount(count)
-	if hinted && opened && c.cfh.within(a.off, a.n) {
+	if opened && c.cfh.within(a.off, a.n) {
+		a.hinted = true
 		return nfs4.OK
 	}
-	if s := c.statRead(fd, opened, &a.st); s != nfs4.OK {
+	return c.stat(a)
+}
+
+// stat reads the file's attributes for a (checking the caller may read it
+// unless opened) and clamps the range to the file's size.
+func (c *compound) stat(a *readArgs) uint32 {
+	a.hinted = false
+	if s := c.statRead(a.fd, a.opened, &a.st); s != nfs4.OK {
 		return s
 	}
 	size := uint64(a.st.Size)
@@ -162,7 +174,7 @@ func (c *compound) readArgs(a *readArgs, hinted bool) uint32 {
 
 func opRead(c *compound) uint32 {
 	var a readArgs
-	if s := c.readArgs(&a, true); s != nfs4.OK {
+	if s := c.readArgs(&a); s != nfs4.OK {
 		return s
 	}
 	e := c.e
@@ -193,8 +205,13 @@ const (
 
 func opReadPlus(c *compound) uint32 {
 	var a readArgs
-	if s := c.readArgs(&a, false); s != nfs4.OK {
+	if s := c.readArgs(&a); s != nfs4.OK {
 		return s
+	}
+	if a.hinted && !c.cachedData(int64(a.off), int64(a.n)) {
+		if s := c.stat(&a); s != nfs4.OK {
+			return s
+		}
 	}
 	e := c.e
 	eofPos := e.Pos()
@@ -203,11 +220,35 @@ func opReadPlus(c *compound) uint32 {
 		e.Uint32(0)
 		return nfs4.OK
 	}
-	segs := c.planSegments(a.fd, &a.st, int64(a.off), int64(a.n))
+	var segs []extent
+	if a.hinted {
+		segs = append(c.rep.extents[:0], extent{int64(a.off), int64(a.off) + int64(a.n), false})
+		c.rep.extents = segs[:0]
+	} else {
+		segs = c.planSegments(a.fd, &a.st, int64(a.off), int64(a.n))
+	}
 	e.Uint32(uint32(len(segs)))
 	c.encodeSegments(a.fd, segs, eofPos)
 	c.countSegments(segs)
 	return nfs4.OK
+}
+
+// cachedData reports whether the file's extent cache has n bytes at off as
+// data, counting the lookup as a cache hit if so. Then a READ_PLUS within
+// the size hint skips its fstat, as READ does, and sends one DATA segment:
+// the cache is not validated (that needs the fstat's ctime and size), and
+// need not be for data, since DATA carries whatever the read finds, the
+// zeros of a hole punched since included. Only a HOLE from a stale cache
+// would be wrong (data written into it since), and this path sends none.
+func (c *compound) cachedData(off, n int64) bool {
+	cfh := c.cfh
+	cfh.mu.Lock()
+	ok := cfh.extent.cachedData(off, off+n)
+	cfh.mu.Unlock()
+	if ok {
+		c.countExtentLookup(0)
+	}
+	return ok
 }
 
 // planSegments cuts [off, off+n) into DATA and HOLE segments.

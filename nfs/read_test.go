@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -48,12 +49,18 @@ type seg struct {
 // they describe laid out from off (holes as zeros).
 func (h *harness) readPlus(fh []byte, off uint64, count uint32) (bool, []seg, []byte) {
 	h.t.Helper()
+	return h.readPlusSid(fh, nfs4.AnonStateid, off, count)
+}
+
+// readPlusSid is readPlus with sid.
+func (h *harness) readPlusSid(fh []byte, sid nfs4.Stateid, off uint64, count uint32) (bool, []seg, []byte) {
+	h.t.Helper()
 	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
 		e.Uint32(nfs4.OpPutfh)
 		e.Opaque(fh)
 		e.Uint32(nfs4.OpReadPlus)
-		nfs4.AnonStateid.Encode(e)
+		sid.Encode(e)
 		e.Uint64(off)
 		e.Uint32(count)
 	})
@@ -361,4 +368,92 @@ func TestReadSizeHint(t *testing.T) {
 	if got := h.readAs(as1000, fh, nfs4.OpRead, nfs4.AnonStateid); got != nfs4.ErrAccess {
 		t.Fatalf("anonymous READ of a 0600 file as uid 1000: %d, want NFS4ERR_ACCESS", got)
 	}
+}
+
+// A READ_PLUS with an open's stateid of a range the extent cache has as
+// data, ending before the size hint, skips its fstat and sends one DATA
+// segment (compound.cachedData). The cache is not validated then, which
+// is safe because DATA carries what the read finds: a range punched to a
+// hole behind the server's back reads as zeros, a file shrunk behind its
+// back reads short with eof. A range with a cached hole in it still takes
+// the fstat, so data written into the hole locally is seen.
+func TestReadPlusCachedDataSkipsFstat(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	const K = 1024
+	want := h.sparse("f", 1024*K, [][2]int64{{0, 256 * K}, {512 * K, 768 * K}})
+	path := filepath.Join(h.dir, "f")
+	fh := h.lookupFH("f")
+	sid, st := h.open("f", 0)
+	if st != nfs4.OK {
+		t.Fatalf("OPEN: %d", st)
+	}
+	check := func(what string, off uint64, count uint32, wantEOF bool, wantSegs []seg, wantData []byte) {
+		t.Helper()
+		eof, segs, got := h.readPlusSid(fh, sid, off, count)
+		if eof != wantEOF || !equalSegs(segs, wantSegs) || !bytes.Equal(got, wantData) {
+			t.Fatalf("%s: READ_PLUS %d@%d: eof %v, segments %v, %d bytes; want eof %v, %v", what, count, off, eof, segs, len(got), wantEOF, wantSegs)
+		}
+	}
+	// The first READ_PLUS walks the file and sets the size hint.
+	check("first", 0, 64*K, false, []seg{{false, 0, 64 * K}}, want[:64*K])
+	time.Sleep(20 * time.Millisecond) // local changes below get a later ctime
+
+	// Punched locally: the cache still says data, and the DATA segment
+	// carries the zeros the read finds.
+	if err := punch(path, 64*K, 64*K); err != nil {
+		t.Fatal(err)
+	}
+	check("punched locally", 64*K, 64*K, false, []seg{{false, 64 * K, 64 * K}}, make([]byte, 64*K))
+
+	// Written locally into a cached hole: that range is checked, and the
+	// new data is sent.
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := bytes.Repeat([]byte{7}, 4*K)
+	if _, err := f.WriteAt(tail, 300*K); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	eof, segs, got := h.readPlusSid(fh, sid, 296*K, 12*K)
+	if eof || !bytes.Equal(got[4*K:8*K], tail) || bytes.Count(got, []byte{0}) != 8*K {
+		t.Fatalf("written into a hole locally: eof %v, segments %v", eof, segs)
+	}
+
+	// That fstat saw a new ctime and dropped the cache; read the range
+	// below again to have it cached.
+	check("walked again", 128*K, 64*K, false, []seg{{false, 128 * K, 64 * K}}, want[128*K:192*K])
+
+	// Truncated locally to exactly the end of the next READ_PLUS: no fstat,
+	// so eof says false (the next READ_PLUS gets none left and eof, as
+	// with READ, see sizeHint); the data is right.
+	if err := os.Truncate(path, 192*K); err != nil {
+		t.Fatal(err)
+	}
+	check("truncated to the end", 160*K, 32*K, false, []seg{{false, 160 * K, 32 * K}}, want[160*K:192*K])
+	// Truncated shorter: the read comes back short with eof.
+	if err := os.Truncate(path, 170*K); err != nil {
+		t.Fatal(err)
+	}
+	check("truncated shorter", 160*K, 32*K, true, []seg{{false, 160 * K, 10 * K}}, want[160*K:170*K])
+
+	// Anonymous READ_PLUS checks permission every time, hint or not.
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.readAs(as1000, fh, nfs4.OpReadPlus, nfs4.AnonStateid); got != nfs4.ErrAccess {
+		t.Fatalf("anonymous READ_PLUS of a 0600 file as uid 1000: %d, want NFS4ERR_ACCESS", got)
+	}
+}
+
+// punch makes [off, off+n) of the file at path a hole.
+func punch(path string, off, n int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)
 }

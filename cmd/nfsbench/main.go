@@ -82,7 +82,7 @@ func parseFlags(name string, args []string) *options {
 	fs.DurationVar(&o.cfg.Stonewall, "stonewall", 0, "bound on each phase (e.g. 30s); 0: none")
 	fs.StringVar(&o.layouts, "layouts", "", "readmatrix: comma-separated files (default all: data,hole,mixed-{4,8,16,32}{d,h})")
 	fs.StringVar(&o.cache, "cache", "uncached,cached", "readmatrix: cache modes to run")
-	readOps := fs.String("read-ops", "READ,READ_PLUS", "readmatrix: operations to run")
+	readOps := fs.String("read-ops", "READ,READ_PLUS", "readmatrix, randread: operations to run (randread's default: READ)")
 	fs.BoolVar(&o.cfg.Recreate, "recreate", false, "readmatrix: rewrite the files even if present")
 	fs.BoolVar(&o.cfg.NoVerify, "no-verify", false, "do not check the data read")
 	fs.BoolVar(&o.cfg.BackChannel, "back-channel", false, "ask for a back channel (the server may then grant delegations; recalls are answered)")
@@ -103,12 +103,22 @@ func parseFlags(name string, args []string) *options {
 	o.cfg.Layouts = splitList(o.layouts)
 	o.cfg.Cache = splitList(o.cache)
 	o.cfg.ReadOps = splitList(strings.ToUpper(*readOps))
+	if name == "randread" && !flagSet(fs, "read-ops") {
+		o.cfg.ReadOps = []string{"READ"}
+	}
 	o.cfg.Progress = !o.noProgress
 	o.cfg.Warn = func(s string) { fmt.Fprintln(os.Stderr, "nfsbench:", s) }
 	if o.other.Export == "" {
 		o.other.Export = o.main.Export
 	}
 	return o
+}
+
+// flagSet reports whether the command line gave flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func splitList(s string) []string {
