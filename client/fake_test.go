@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -432,32 +433,44 @@ func TestFakeReadInto(t *testing.T) {
 	}
 }
 
-// TestFakeReadIntoCancel gives up on a READ whose reply comes late: the
-// reply must not land in the buffer afterwards, and the slot must stay in
-// order.
+// TestFakeReadIntoCancel gives up on a READ (and a READ_PLUS) whose reply
+// comes late: the reply must not land in the buffer afterwards, and the
+// slot must stay in order.
 func TestFakeReadIntoCancel(t *testing.T) {
 	s := startFake(t)
 	c := dialFake(t, s)
 	defer c.Close()
-	buf := make([]byte, 100)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	_, _, err := c.ReadInto(ctx, []byte("fh"), nfs4.AnonStateid, slowOff, buf)
-	cancel()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err %v", err)
+	reads := map[string]func(ctx context.Context, off uint64, buf []byte) error{
+		"READ": func(ctx context.Context, off uint64, buf []byte) error {
+			_, _, err := c.ReadInto(ctx, []byte("fh"), nfs4.AnonStateid, off, buf)
+			return err
+		},
+		"READ_PLUS": func(ctx context.Context, off uint64, buf []byte) error {
+			_, _, _, err := c.ReadPlus(ctx, []byte("fh"), nfs4.AnonStateid, off, uint32(len(buf)), buf)
+			return err
+		},
 	}
-	for i := range buf {
-		buf[i] = 0xee
-	}
-	time.Sleep(300 * time.Millisecond) // the late reply arrives
-	for i, b := range buf {
-		if b != 0xee {
-			t.Fatalf("byte %d written after the call gave up", i)
+	for name, read := range reads {
+		buf := make([]byte, 100)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		err := read(ctx, slowOff, buf)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("%s: err %v", name, err)
 		}
-	}
-	for i := range 40 {
-		if _, _, err := c.ReadInto(context.Background(), []byte("fh"), nfs4.AnonStateid, uint64(i), buf); err != nil {
-			t.Fatal(err)
+		for i := range buf {
+			buf[i] = 0xee
+		}
+		time.Sleep(300 * time.Millisecond) // the late reply arrives
+		for i, b := range buf {
+			if b != 0xee {
+				t.Fatalf("%s: byte %d written after the call gave up", name, i)
+			}
+		}
+		for i := range 40 {
+			if err := read(context.Background(), uint64(i), buf); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
 		}
 	}
 }
@@ -520,6 +533,125 @@ func TestFakeReadPlusReusesReplyBuffer(t *testing.T) {
 	}
 }
 
+// TestFakeReadPlusPlacesData: a READ_PLUS reply of one DATA segment is read
+// straight into the caller's buffer, one with holes into the reused reply
+// buffer, from many goroutines, with odd lengths (XDR padding) and
+// NFS4ERR_DELAY replies (neither).
+func TestFakeReadPlusPlacesData(t *testing.T) {
+	s := startFake(t)
+	c := dialFake(t, s)
+	defer c.Close()
+	ctx := context.Background()
+	var reads []func() error
+	for g := range 16 {
+		// Inside an even (data) block, then across blocks.
+		off := uint64(2*g*fakeBlock + g)
+		reads = append(reads,
+			func() error { return readAndCheckOnce(ctx, c, off, fakeBlock-uint32(g)-1) },
+			func() error { return readAndCheck(ctx, c, uint64(g*997), 5000+uint32(g)) })
+	}
+	inParallel(t, reads)
+	if c.Stats().ReadsPlaced == 0 || c.t.reused.Load() == 0 {
+		t.Errorf("placed %d, reused %d: want both", c.Stats().ReadsPlaced, c.t.reused.Load())
+	}
+}
+
+// readAndCheckOnce reads count bytes at off with one READ_PLUS (retried on
+// NFS4ERR_DELAY by the client) and checks them.
+func readAndCheckOnce(ctx context.Context, c *Client, off uint64, count uint32) error {
+	buf := bytes.Repeat([]byte{0xee}, int(count)+8)
+	n, eof, segs, err := c.ReadPlus(ctx, []byte("fh"), nfs4.AnonStateid, off, count, buf)
+	if err != nil {
+		return err
+	}
+	if n != int(count) || eof || len(segs) != 1 || segs[0] != (Segment{nfs4.ContentData, off, uint64(count)}) {
+		return fmt.Errorf("READ_PLUS %d@%d: %d bytes, eof %v, segments %v", count, off, n, eof, segs)
+	}
+	for i := range n {
+		if buf[i] != fakeByte(off+uint64(i)) {
+			return fmt.Errorf("byte %d: %#x want %#x", off+uint64(i), buf[i], fakeByte(off+uint64(i)))
+		}
+	}
+	if buf[n] != 0xee {
+		return fmt.Errorf("byte past the range written")
+	}
+	return nil
+}
+
+// TestLocateReadPlusData checks the one-DATA-segment parser on a real
+// reply, every truncation of it, and replies it must leave alone.
+func TestLocateReadPlusData(t *testing.T) {
+	build := func(nsegs, typ uint32) []byte {
+		e := xdr.NewEncoder(256)
+		for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, nfs4.OK} {
+			e.Uint32(v)
+		}
+		e.Opaque(nil)
+		e.Uint32(3)
+		e.Uint32(nfs4.OpSequence)
+		e.Uint32(nfs4.OK)
+		e.Fixed(make([]byte, nfs4.SessionIDSize+20))
+		for _, op := range []uint32{nfs4.OpPutfh, nfs4.OpReadPlus} {
+			e.Uint32(op)
+			e.Uint32(nfs4.OK)
+		}
+		e.Bool(false)
+		e.Uint32(nsegs)
+		e.Uint32(typ)
+		e.Uint64(4096)
+		e.Uint32(5)
+		return e.AppendTo(nil)
+	}
+	head := build(1, nfs4.ContentData)
+	start, n, ok := locateReadPlusData(head)
+	if !ok || start != len(head) || n != 5 {
+		t.Fatalf("locate = %d, %d, %v; want %d, 5, true", start, n, ok, len(head))
+	}
+	for k := range len(head) {
+		if _, _, ok := locateReadPlusData(head[:k]); ok {
+			t.Fatalf("located in the first %d bytes", k)
+		}
+	}
+	if _, _, ok := locateReadPlusData(build(2, nfs4.ContentData)); ok {
+		t.Fatal("located the data of a reply of two segments")
+	}
+	if _, _, ok := locateReadPlusData(build(1, nfs4.ContentHole)); ok {
+		t.Fatal("located data in a HOLE segment")
+	}
+	if _, _, ok := locateReadData(head); ok {
+		t.Fatal("READ's parser took a READ_PLUS reply")
+	}
+}
+
+// TestDecodePlacedReadPlus: the rest of a placed reply is checked as
+// DecodeReadPlusRes would check it.
+func TestDecodePlacedReadPlus(t *testing.T) {
+	res := func(eof bool, at uint64, n uint32) *xdr.Decoder {
+		e := xdr.NewEncoder(64)
+		e.Bool(eof)
+		e.Uint32(1)
+		e.Uint32(nfs4.ContentData)
+		e.Uint64(at)
+		e.Uint32(n)
+		return xdr.NewDecoder(e.AppendTo(nil))
+	}
+	if n, eof, segs, err := decodePlacedReadPlus(res(true, 100, 5), 100, 5); err != nil || n != 5 || !eof || len(segs) != 1 {
+		t.Fatalf("good reply: %d %v %v %v", n, eof, segs, err)
+	}
+	if _, _, _, err := decodePlacedReadPlus(res(false, 101, 5), 100, 5); err == nil {
+		t.Fatal("a DATA segment not at the requested offset was taken")
+	}
+	if _, _, _, err := decodePlacedReadPlus(res(false, 100, 6), 100, 5); err == nil {
+		t.Fatal("announced and placed lengths differ, and no error")
+	}
+	if _, _, _, err := decodePlacedReadPlus(res(false, 100, 0), 100, 0); !errors.Is(err, ErrNoProgress) {
+		t.Fatalf("empty, not eof: %v", err)
+	}
+	if _, _, _, err := decodePlacedReadPlus(xdr.NewDecoder([]byte{0, 0}), 100, 5); err == nil {
+		t.Fatal("truncated result taken")
+	}
+}
+
 // FuzzLocateReadData: any bytes give a clean answer, and an accepted one
 // lies within what was seen.
 func FuzzLocateReadData(f *testing.F) {
@@ -535,9 +667,11 @@ func FuzzLocateReadData(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, head []byte) {
-		start, n, ok := locateReadData(head)
-		if ok && (start < 0 || start > len(head) || n < 0) {
-			t.Fatalf("locate = %d, %d for %d bytes", start, n, len(head))
+		for _, locate := range []func([]byte) (int, int, bool){locateReadData, locateReadPlusData} {
+			start, n, ok := locate(head)
+			if ok && (start < 0 || start > len(head) || n < 0) {
+				t.Fatalf("locate = %d, %d for %d bytes", start, n, len(head))
+			}
 		}
 	})
 }

@@ -265,25 +265,9 @@ func (c *Client) ReadInto(ctx context.Context, fh []byte, sid nfs4.Stateid, off 
 // reply in its first bytes: where it starts and its length. Anything else
 // (an error, a long verifier or tag) is left to the ordinary decoder.
 func locateReadData(head []byte) (start, n int, ok bool) {
-	d := xdr.NewDecoder(head)
-	d.Uint32() // xid, matched by the transport
-	if d.Uint32() != nfs4.MsgReply || d.Uint32() != nfs4.MsgAccepted {
+	d, ok := locateResult(head, nfs4.OpRead)
+	if !ok {
 		return 0, 0, false
-	}
-	d.Uint32()                  // verifier flavor
-	d.Opaque(nfs4.MaxAuthBytes) // verifier body
-	if d.Uint32() != nfs4.AcceptSuccess || d.Uint32() != nfs4.OK {
-		return 0, 0, false
-	}
-	d.Opaque(nfs4.OpaqueLimit) // tag
-	if d.Uint32() != 3 || d.Uint32() != nfs4.OpSequence || d.Uint32() != nfs4.OK {
-		return 0, 0, false
-	}
-	d.Fixed(nfs4.SessionIDSize + 5*4) // SEQUENCE4resok
-	for _, op := range []uint32{nfs4.OpPutfh, nfs4.OpRead} {
-		if d.Uint32() != op || d.Uint32() != nfs4.OK {
-			return 0, 0, false
-		}
 	}
 	d.Bool() // eof
 	n = int(d.Uint32())
@@ -293,15 +277,66 @@ func locateReadData(head []byte) (start, n int, ok bool) {
 	return d.Offset(), n, true
 }
 
+// locateReadPlusData is locateReadData for a READ_PLUS reply of one DATA
+// segment (what a server sends for a range of data): the segment's bytes.
+// Its offset is checked by decodePlacedReadPlus.
+func locateReadPlusData(head []byte) (start, n int, ok bool) {
+	d, ok := locateResult(head, nfs4.OpReadPlus)
+	if !ok {
+		return 0, 0, false
+	}
+	d.Bool() // eof
+	if d.Uint32() != 1 || d.Uint32() != nfs4.ContentData {
+		return 0, 0, false
+	}
+	d.Uint64() // offset
+	n = int(d.Uint32())
+	if d.Err() != nil {
+		return 0, 0, false
+	}
+	return d.Offset(), n, true
+}
+
+// locateResult decodes the head of a successful SEQUENCE, PUTFH, op reply
+// up to op's result.
+func locateResult(head []byte, op uint32) (*xdr.Decoder, bool) {
+	d := xdr.NewDecoder(head)
+	d.Uint32() // xid, matched by the transport
+	if d.Uint32() != nfs4.MsgReply || d.Uint32() != nfs4.MsgAccepted {
+		return nil, false
+	}
+	d.Uint32()                  // verifier flavor
+	d.Opaque(nfs4.MaxAuthBytes) // verifier body
+	if d.Uint32() != nfs4.AcceptSuccess || d.Uint32() != nfs4.OK {
+		return nil, false
+	}
+	d.Opaque(nfs4.OpaqueLimit) // tag
+	if d.Uint32() != 3 || d.Uint32() != nfs4.OpSequence || d.Uint32() != nfs4.OK {
+		return nil, false
+	}
+	d.Fixed(nfs4.SessionIDSize + 5*4) // SEQUENCE4resok
+	for _, o := range []uint32{nfs4.OpPutfh, op} {
+		if d.Uint32() != o || d.Uint32() != nfs4.OK {
+			return nil, false
+		}
+	}
+	return d, d.Err() == nil
+}
+
 // ReadPlus reads up to count bytes at off with READ_PLUS into dst (at
 // least count long), zero-filling holes (unless Options.NoHoleFill). n is the bytes filled; segs are
 // the segments as sent. See DecodeReadPlusRes for the checks made.
 //
-// The reply is read into a buffer the client reuses (its DATA is copied
+// A reply of one DATA segment (a range of data) is read straight into dst,
+// as ReadInto does for READ, so the two cost the load generator the same;
+// any other is read into a buffer the client reuses (its DATA is copied
 // out into dst, so nothing of it outlives the call): a fresh 1 MiB record
 // per reply, cleared by the allocator and soon garbage, cost the load
 // generator more CPU than the copy.
 func (c *Client) ReadPlus(ctx context.Context, fh []byte, sid nfs4.Stateid, off uint64, count uint32, dst []byte) (n int, eof bool, segs []Segment, err error) {
+	if len(dst) < int(count) {
+		return 0, false, nil, fmt.Errorf("READ_PLUS: buffer of %d bytes for %d requested", len(dst), count)
+	}
 	bp := c.replyBuffer(readPlusReplyMax(count))
 	defer c.recs.Put(bp)
 	err = c.compound(ctx, func(e *xdr.Encoder) int {
@@ -311,13 +346,39 @@ func (c *Client) ReadPlus(ctx context.Context, fh []byte, sid nfs4.Stateid, off 
 	}, func(r *Reply) (err error) {
 		if err = r.Op(nfs4.OpPutfh); err == nil {
 			if err = r.Op(nfs4.OpReadPlus); err == nil {
-				n, eof, segs, err = decodeReadPlusRes(r.D, off, count, dst, !c.opts.NoHoleFill)
+				if r.Placed >= 0 {
+					n, eof, segs, err = decodePlacedReadPlus(r.D, off, r.Placed)
+				} else {
+					n, eof, segs, err = decodeReadPlusRes(r.D, off, count, dst, !c.opts.NoHoleFill)
+				}
 			}
 		}
 		return err
-	}, &sink{dst: (*bp)[:0]})
+	}, &sink{dst: dst[:count], locate: locateReadPlusData, whole: (*bp)[:0]})
 	c.countReadPlus(n, segs)
 	return n, eof, segs, err
+}
+
+// decodePlacedReadPlus checks the rest of a one-DATA-segment READ_PLUS
+// result whose placed bytes were read into the caller's buffer (see
+// locateReadPlusData), as DecodeReadPlusRes would have.
+func decodePlacedReadPlus(d *xdr.Decoder, off uint64, placed int) (n int, eof bool, segs []Segment, err error) {
+	eof = d.Bool()
+	d.Uint32() // one segment, DATA: checked by locate
+	d.Uint32()
+	at := d.Uint64()
+	got := d.Uint32()
+	switch {
+	case d.Err() != nil:
+		return 0, false, nil, fmt.Errorf("READ_PLUS result: %w", d.Err())
+	case int(got) != placed:
+		return 0, false, nil, fmt.Errorf("READ_PLUS result: %d bytes placed, %d announced", placed, got)
+	case at != off:
+		return 0, false, nil, fmt.Errorf("READ_PLUS segment 0 at %d: want the requested offset %d", at, off)
+	case placed == 0 && !eof:
+		return 0, false, nil, ErrNoProgress
+	}
+	return placed, eof, []Segment{{Type: nfs4.ContentData, Offset: off, Length: uint64(placed)}}, nil
 }
 
 // readPlusReplyMax is the reply size ReadPlus keeps a buffer for: the data,

@@ -44,10 +44,12 @@ type pending struct {
 // fit in dst.
 //
 // Without locate, a reply that fits in cap(dst) is read whole into dst
-// (a buffer the caller reuses), and the result's rec is that memory.
+// (a buffer the caller reuses), and the result's rec is that memory; so is
+// a reply locate declines when whole is set, into whole.
 type sink struct {
 	dst    []byte
 	locate func(head []byte) (start, n int, ok bool)
+	whole  []byte
 }
 
 // sinkHead is how much of a record locate may see; replies whose opaque
@@ -141,13 +143,13 @@ func (t *transport) claim(xid uint32) *pending {
 	return p
 }
 
-// readWholeIntoSink reads a record of size bytes into p's sink buffer if
-// it fits, as readIntoSink does.
-func (t *transport) readWholeIntoSink(br *bufio.Reader, xid uint32, p *pending, size int) (bool, error) {
-	if size > cap(p.sink.dst) || !t.take(xid, p) {
+// readWholeIntoSink reads a record of size bytes into buf (p's sink's
+// memory) if it fits, as readIntoSink does.
+func (t *transport) readWholeIntoSink(br *bufio.Reader, xid uint32, p *pending, size int, buf []byte) (bool, error) {
+	if size > cap(buf) || !t.take(xid, p) {
 		return false, nil
 	}
-	rec := p.sink.dst[:size]
+	rec := buf[:size]
 	_, err := br.Discard(4)
 	if err == nil {
 		_, err = io.ReadFull(br, rec)
@@ -211,7 +213,7 @@ func (t *transport) readIntoSink(br *bufio.Reader) (done bool, err error) {
 	}
 	t.mu.Unlock()
 	if p.sink.locate == nil {
-		return t.readWholeIntoSink(br, xid, p, size)
+		return t.readWholeIntoSink(br, xid, p, size, p.sink.dst)
 	}
 	h, err = br.Peek(4 + min(size, sinkHead))
 	if err != nil {
@@ -220,6 +222,9 @@ func (t *transport) readIntoSink(br *bufio.Reader) (done bool, err error) {
 	start, n, ok := p.sink.locate(h[4:])
 	padded := n + (4-n%4)%4
 	if !ok || n < 0 || n > len(p.sink.dst) || start < 0 || start+padded != size {
+		if p.sink.whole != nil {
+			return t.readWholeIntoSink(br, xid, p, size, p.sink.whole)
+		}
 		return false, nil
 	}
 	if !t.take(xid, p) {
