@@ -38,7 +38,8 @@ type Portable struct {
 	budget *partialBudget
 	inline inliner // h, when it can tell quick records apart
 	// handoffs counts inline records whose reads went to a goroutine
-	// (cold, or O_DIRECT): touched only off the hot path.
+	// (cold, O_DIRECT, or over inlineMaxRead), for tests: never touched
+	// by a record served inline.
 	handoffs atomic.Uint64
 
 	mu        sync.Mutex
