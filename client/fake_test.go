@@ -475,22 +475,29 @@ func TestFakeReadIntoCancel(t *testing.T) {
 	}
 }
 
-// TestLocateReadData checks the reply parser on a real reply and on every
-// truncation of it.
-func TestLocateReadData(t *testing.T) {
+// sinkReplyHead encodes the head of a successful SEQUENCE, PUTFH, op reply
+// (xid 7, the given tag) up to op's result.
+func sinkReplyHead(tag string, op uint32) *xdr.Encoder {
 	e := xdr.NewEncoder(256)
 	for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, nfs4.OK} {
 		e.Uint32(v)
 	}
-	e.Opaque([]byte("tag"))
+	e.Opaque([]byte(tag))
 	e.Uint32(3)
 	e.Uint32(nfs4.OpSequence)
 	e.Uint32(nfs4.OK)
 	e.Fixed(make([]byte, nfs4.SessionIDSize+20))
-	for _, op := range []uint32{nfs4.OpPutfh, nfs4.OpRead} {
-		e.Uint32(op)
+	for _, o := range []uint32{nfs4.OpPutfh, op} {
+		e.Uint32(o)
 		e.Uint32(nfs4.OK)
 	}
+	return e
+}
+
+// TestLocateReadData checks the reply parser on a real reply and on every
+// truncation of it.
+func TestLocateReadData(t *testing.T) {
+	e := sinkReplyHead("tag", nfs4.OpRead)
 	e.Bool(true)
 	e.Uint32(5)
 	head := e.AppendTo(nil)
@@ -582,19 +589,7 @@ func readAndCheckOnce(ctx context.Context, c *Client, off uint64, count uint32) 
 // reply, every truncation of it, and replies it must leave alone.
 func TestLocateReadPlusData(t *testing.T) {
 	build := func(nsegs, typ uint32) []byte {
-		e := xdr.NewEncoder(256)
-		for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, nfs4.OK} {
-			e.Uint32(v)
-		}
-		e.Opaque(nil)
-		e.Uint32(3)
-		e.Uint32(nfs4.OpSequence)
-		e.Uint32(nfs4.OK)
-		e.Fixed(make([]byte, nfs4.SessionIDSize+20))
-		for _, op := range []uint32{nfs4.OpPutfh, nfs4.OpReadPlus} {
-			e.Uint32(op)
-			e.Uint32(nfs4.OK)
-		}
+		e := sinkReplyHead("", nfs4.OpReadPlus)
 		e.Bool(false)
 		e.Uint32(nsegs)
 		e.Uint32(typ)
