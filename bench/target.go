@@ -73,6 +73,7 @@ func (t *Target) Stats() client.Stats {
 	for _, c := range t.conns {
 		x := c.Stats()
 		s.BytesSent += x.BytesSent
+		s.Writes += x.Writes
 		s.BytesReceived += x.BytesReceived
 		s.ReadBytes += x.ReadBytes
 		s.ReadPlusDelivered += x.ReadPlusDelivered

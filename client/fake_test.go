@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -703,4 +704,62 @@ func TestFakeReadIntoStalledReply(t *testing.T) {
 		}
 	}
 	<-c.Closed()
+}
+
+// TestTransportCoalescesWrites: records sent while another is being
+// written are queued and go out together, whole and in order, in the
+// writer's next write; when that write fails, every call waiting for a
+// reply fails with it.
+func TestTransportCoalescesWrites(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		ours, theirs := net.Pipe()
+		tr := newTransport(ours, 1<<20, 1, nil)
+		rec := func(i byte) [][]byte { return [][]byte{{0x80, 0, 0, 4}, {i, i, i, i}} }
+		first := make(chan error, 1)
+		go func() { _, err := tr.sendSink(101, rec(1), nil); first <- err }()
+		// Record 1 is being written (net.Pipe: until theirs reads); the
+		// next ones queue and return at once.
+		head := make([]byte, 8)
+		if _, err := io.ReadFull(theirs, head[:1]); err != nil {
+			t.Fatal(err)
+		}
+		var chans []chan result
+		for i := byte(2); i < 6; i++ {
+			ch, err := tr.send(uint32(100+i), rec(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			chans = append(chans, ch)
+		}
+		if fail {
+			theirs.Close()
+			if err := <-first; err == nil {
+				t.Fatal("the failed write reported no error")
+			}
+			for _, ch := range chans {
+				if r := <-ch; r.err == nil {
+					t.Fatal("a queued call got no error when the writer's write failed")
+				}
+			}
+			tr.close()
+			continue
+		}
+		want := []byte{0x80, 0, 0, 4, 1, 1, 1, 1}
+		for i := byte(2); i < 6; i++ {
+			want = append(want, 0x80, 0, 0, 4, i, i, i, i)
+		}
+		got := make([]byte, len(want))
+		got[0] = head[0]
+		if _, err := io.ReadFull(theirs, got[1:]); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-first; err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("err %v, bytes %v, want %v", err, got, want)
+		}
+		if n := tr.writes.Load(); n > 3 {
+			t.Errorf("%d writes for 5 records sent while one was being written", n)
+		}
+		theirs.Close()
+		tr.close()
+	}
 }

@@ -5,6 +5,7 @@ import "sync/atomic"
 // Stats are running totals for one client.
 type Stats struct {
 	BytesSent     uint64 // bytes written to the socket, record marks included
+	Writes        uint64 // system calls that wrote them
 	BytesReceived uint64 // bytes of reply records received
 	Delays        uint64 // NFS4ERR_DELAY retries
 	Dropped       uint64 // replies nobody waited for
@@ -35,6 +36,7 @@ type counters struct {
 func (c *Client) Stats() Stats {
 	return Stats{
 		BytesSent:         c.t.bytesOut.Load(),
+		Writes:            c.t.writes.Load(),
 		BytesReceived:     c.t.bytesIn.Load(),
 		Delays:            c.stats.delays.Load(),
 		Dropped:           c.t.dropped.Load(),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,7 +67,15 @@ const readBuffer = 16 << 10
 // the caller waiting on its xid.
 type transport struct {
 	conn net.Conn
-	wmu  sync.Mutex
+
+	// The send side: one writer at a time (flushing); small records of
+	// calls made meanwhile wait in wbuf for it (see write).
+	wmu      sync.Mutex
+	wdone    *sync.Cond // flushing became false
+	flushing bool
+	wbuf     []byte        // records queued for the writer
+	wspare   []byte        // the writer's last batch, reused as the next wbuf
+	writes   atomic.Uint64 // flushes: system calls, unless a write is short
 
 	mu      sync.Mutex
 	pending map[uint32]*pending
@@ -92,6 +101,7 @@ func newTransport(conn net.Conn, maxRecord int, firstXID uint32, onCall func([]b
 		done:      make(chan struct{}),
 		maxRecord: maxRecord,
 	}
+	t.wdone = sync.NewCond(&t.wmu)
 	t.xid.Store(firstXID)
 	go t.readLoop()
 	return t
@@ -298,14 +308,100 @@ func (t *transport) sendSink(xid uint32, bufs [][]byte, s *sink) (chan result, e
 	return ch, nil
 }
 
-// write sends bytes as they are, under the write lock.
+// coalesceMax is the largest record a call leaves to another caller's
+// system call (copied into wbuf): requests and small WRITEs, not 1 MiB
+// payloads, which are written from the caller's memory.
+const coalesceMax = 8 << 10
+
+// write sends bytes as they are, whole and in order with other writes.
+//
+// Calls made while another caller writes leave records of up to
+// coalesceMax bytes in a queue, copied, and return; the writer sends the
+// queue after its own bytes, in one system call. To give the queue a
+// chance to fill, a caller that becomes the writer with a small record
+// queues it too and yields the processor first (runtime.Gosched): the
+// goroutines the reader has just handed replies to run, and their next
+// requests join the batch. With many calls in flight a load generator
+// then sends several requests per writev instead of one, and on a
+// loopback connection each writev also runs the receiving side's TCP
+// input: randread 4 KiB, 4 connections, depth 16, one server, 95 000 ->
+// 19 000 writes per 100 000 READs, the client's CPU 0.75x, the server's
+// 0.70-0.90x per op (fewer receive completions). A queued caller's bytes
+// may fail to go out after it returned: the writer's failure fails the
+// connection, and so every call waiting for a reply.
+//
+// A larger record waits for the writer and then writes itself, from the
+// caller's memory.
 func (t *transport) write(bufs [][]byte) error {
-	nb := net.Buffers(bufs)
+	size := 0
+	for _, b := range bufs {
+		size += len(b)
+	}
+	small := size <= coalesceMax
 	t.wmu.Lock()
-	n, err := nb.WriteTo(t.conn)
+	if t.flushing && small {
+		t.queue(bufs)
+		t.wmu.Unlock()
+		return nil
+	}
+	for t.flushing {
+		t.wdone.Wait()
+	}
+	t.flushing = true
+	if small {
+		t.queue(bufs)
+		bufs = nil
+		t.wmu.Unlock()
+		runtime.Gosched()
+		t.wmu.Lock()
+	}
+	err := t.flush(bufs)
+	t.flushing = false
+	t.wdone.Broadcast()
 	t.wmu.Unlock()
-	t.bytesOut.Add(uint64(n))
+	if err != nil {
+		t.fail(err)
+	}
 	return err
+}
+
+// queue copies bufs to the end of the writer's queue; wmu is held.
+func (t *transport) queue(bufs [][]byte) {
+	for _, b := range bufs {
+		t.wbuf = append(t.wbuf, b...)
+	}
+}
+
+// flush writes what is queued, then bufs, then whatever was queued while
+// it wrote, until the queue is empty. Called and returns with wmu held;
+// releases it around each system call.
+func (t *transport) flush(bufs [][]byte) error {
+	var vecs [8][]byte
+	for {
+		batch := net.Buffers(vecs[:0])
+		var q []byte
+		if len(t.wbuf) > 0 {
+			q, t.wbuf, t.wspare = t.wbuf, t.wspare, nil
+			batch = append(batch, q)
+		}
+		batch = append(batch, bufs...)
+		bufs = nil
+		if len(batch) == 0 {
+			return nil
+		}
+		t.wmu.Unlock()
+		n, err := batch.WriteTo(t.conn)
+		t.bytesOut.Add(uint64(n))
+		t.writes.Add(1)
+		t.wmu.Lock()
+		if q != nil {
+			t.wspare = q[:0]
+		}
+		if err != nil {
+			t.wbuf = t.wbuf[:0]
+			return err
+		}
+	}
 }
 
 func (t *transport) forget(xid uint32) {
