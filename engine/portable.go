@@ -442,9 +442,10 @@ func (c *conn) handle(rec record) (rep *nfs.Reply, charge int, ok bool) {
 	for _, rd := range rep.Reads {
 		charge += rd.Len
 	}
-	ok = !rep.Close
 	if rep.Drop || !c.reserve(charge) {
-		ok = ok && rep.Drop
+		// A dropped reply keeps the connection unless the handler
+		// closes it; a failed reservation means it is closing.
+		ok = rep.Drop && !rep.Close
 		c.account(-1, 0, 0)
 		rep.Reset()
 		replies.Put(rep)

@@ -78,9 +78,13 @@ func BenchmarkHandleRead4K(b *testing.B) {
 
 // BenchmarkHandleRead4KOpen: READ with an open's stateid, as clients
 // send it, which skips its fstat while the size hint holds (sizeHint).
-func BenchmarkHandleRead4KOpen(b *testing.B) {
+func BenchmarkHandleRead4KOpen(b *testing.B) { benchRead4KOpen(b, nfs4.OpRead) }
+
+// benchRead4KOpen: op (READ or READ_PLUS) of 4 KiB of data with an open's
+// stateid.
+func benchRead4KOpen(b *testing.B, op uint32) {
 	benchHandleSid(b, true, func(e *xdr.Encoder, sid nfs4.Stateid) {
-		e.Uint32(nfs4.OpRead)
+		e.Uint32(op)
 		sid.Encode(e)
 		e.Uint64(8192)
 		e.Uint32(4096)
@@ -110,11 +114,4 @@ func BenchmarkHandleReadPlusHole1M(b *testing.B) {
 
 // BenchmarkHandleReadPlus4KOpen: READ_PLUS of 4 KiB of data with an open's
 // stateid, what a Linux 6.12 client sends for every read.
-func BenchmarkHandleReadPlus4KOpen(b *testing.B) {
-	benchHandleSid(b, true, func(e *xdr.Encoder, sid nfs4.Stateid) {
-		e.Uint32(nfs4.OpReadPlus)
-		sid.Encode(e)
-		e.Uint64(8192)
-		e.Uint32(4096)
-	})
-}
+func BenchmarkHandleReadPlus4KOpen(b *testing.B) { benchRead4KOpen(b, nfs4.OpReadPlus) }

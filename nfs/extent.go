@@ -78,7 +78,7 @@ func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []ext
 		x.ctime, x.size, x.walked, x.runs = ctime, st.Size, gen, x.runs[:0]
 	}
 	for off < end {
-		i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].end > off })
+		i := x.search(off)
 		if i < len(x.runs) && x.runs[i].off <= off {
 			r := x.runs[i]
 			out = append(out, extent{off, min(r.end, end), r.hole})
@@ -101,11 +101,15 @@ func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []ext
 	return out
 }
 
+// search returns the index of the first run ending after off.
+func (x *extentCache) search(off int64) int {
+	return sort.Search(len(x.runs), func(i int) bool { return x.runs[i].end > off })
+}
+
 // cachedData reports whether the runs cover [off, end) with data, without
 // validating them (see compound.cachedData). Callers hold n.mu.
 func (x *extentCache) cachedData(off, end int64) bool {
-	i := sort.Search(len(x.runs), func(i int) bool { return x.runs[i].end > off })
-	for ; off < end; i++ {
+	for i := x.search(off); off < end; i++ {
 		if i >= len(x.runs) || x.runs[i].off > off || x.runs[i].hole {
 			return false
 		}
