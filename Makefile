@@ -83,7 +83,7 @@ bench-peer-stop:
 
 # bench-peer-compare: nfsd-uring (both engines) vs NFS-Ganesha, IO500-style
 # phases, readmatrix, randread, the cold-read table with fio as the device
-# limit, and issue 10's goals met or not (~15-25 min; BENCHMARKS.md).
+# limit, and issue 10's goals met or not (~13 min here; BENCHMARKS.md).
 .PHONY: bench-peer-compare bench-cores
 bench-peer-compare:
 	bash bench/scripts/peer-compare.sh
