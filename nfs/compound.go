@@ -32,6 +32,7 @@ type compound struct {
 	sess       *session
 	conn       *Conn
 	nops       uint32
+	more       bool // ops follow the one running
 	recLen     int  // the request's size, for ca_maxrequestsize
 	cacheThis  bool // SEQUENCE's sa_cachethis
 	keepResult bool // a failing op's result body stays (e.g. LOCK denied)
@@ -206,6 +207,7 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	statusPos := c.e.Reserve()
 	bodyPos := c.e.Pos()
 	segs, reads := len(c.rep.segs), len(c.rep.Reads)
+	c.more = more
 	c.beginOp()
 	if !keepsMemo(op) {
 		c.memo.n = nil

@@ -412,3 +412,78 @@ func TestSetattrModeOfSymlink(t *testing.T) {
 		t.Fatalf("the symlink's target changed mode: %v -> %v", before.Mode(), after.Mode())
 	}
 }
+
+// TestExchangeIDSSV: EXCHANGE_ID asking for SP4_SSV state protection is
+// decoded whole and refused with NFS4ERR_ENCR_ALG_UNSUPP, as knfsd does
+// (it was NFS4ERR_BADXDR: the SSV arguments were left unread, pynfs
+// EID50). A truncated SSV request is still BADXDR.
+func TestExchangeIDSSV(t *testing.T) {
+	h := newHarness(t)
+	ssv := func(e *xdr.Encoder, cut bool) {
+		e.Uint32(nfs4.OpExchangeID)
+		e.Fixed([]byte("verifier"))
+		e.String("ssv-owner")
+		e.Uint32(0)
+		e.Uint32(nfs4.SP4SSV)
+		// spo_must_enforce (bitmap4: count, words): CREATE_SESSION,
+		// DESTROY_SESSION, DESTROY_CLIENTID; spo_must_allow: CLOSE
+		e.Uint32(2)
+		e.Uint32(0)
+		e.Uint32(1<<(nfs4.OpCreateSession-32) | 1<<(nfs4.OpDestroySession-32) | 1<<(nfs4.OpDestroyClientid-32))
+		e.Uint32(1)
+		e.Uint32(1 << nfs4.OpClose)
+		e.Uint32(2) // hash algorithms: two OIDs
+		e.Opaque([]byte{0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01})
+		e.Opaque([]byte{0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a})
+		if cut {
+			return
+		}
+		e.Uint32(1) // encryption algorithms: one
+		e.Opaque([]byte("giberrish_oid"))
+		e.Uint32(4) // ssp_window
+		e.Uint32(2) // ssp_num_gss_handles
+		e.Uint32(0) // no nfs_impl_id4
+	}
+	if _, st, _ := h.compound(1, func(e *xdr.Encoder) { ssv(e, false) }); st != nfs4.ErrEncrAlgUnsupp {
+		t.Fatalf("EXCHANGE_ID with SP4_SSV: %d, want NFS4ERR_ENCR_ALG_UNSUPP", st)
+	}
+	if _, st, _ := h.compound(1, func(e *xdr.Encoder) { ssv(e, true) }); st != nfs4.ErrBadXDR {
+		t.Fatalf("EXCHANGE_ID with truncated SP4_SSV arguments: %d, want NFS4ERR_BADXDR", st)
+	}
+	// The server still works for the next client.
+	if st, _, _ := h.exchangeID("after-ssv", "verifier", 0); st != nfs4.OK {
+		t.Fatalf("EXCHANGE_ID after: %d", st)
+	}
+}
+
+// TestDestroySessionLastOp: after a SEQUENCE of the same session,
+// DESTROY_SESSION must be the last op (RFC 8881 section 18.37.3): not
+// last, it is NFS4ERR_NOT_ONLY_OP and the session lives (pynfs DSESS9004;
+// it was destroyed and the COMPOUND went on). Last, it destroys the
+// session.
+func TestDestroySessionLastOp(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	d, st := h.ops(2, func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpDestroySession)
+		e.Fixed(h.sess[:])
+		e.Uint32(nfs4.OpPutrootfh)
+	})
+	if st != nfs4.ErrNotOnlyOp {
+		t.Fatalf("SEQUENCE + DESTROY_SESSION (same session) + PUTROOTFH: %d, want NFS4ERR_NOT_ONLY_OP", st)
+	}
+	skipSequence(t, d)
+	opResult(t, d, nfs4.OpDestroySession, nfs4.ErrNotOnlyOp)
+	if _, st := h.ops(1, func(e *xdr.Encoder) { e.Uint32(nfs4.OpPutrootfh) }); st != nfs4.OK {
+		t.Fatalf("the session after the refused DESTROY_SESSION: %d", st)
+	}
+	if _, st := h.ops(1, func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpDestroySession)
+		e.Fixed(h.sess[:])
+	}); st != nfs4.OK {
+		t.Fatalf("SEQUENCE + DESTROY_SESSION as the last op: %d", st)
+	}
+	if _, st := h.ops(1, func(e *xdr.Encoder) { e.Uint32(nfs4.OpPutrootfh) }); st != nfs4.ErrBadsession {
+		t.Fatalf("the destroyed session: %d, want NFS4ERR_BADSESSION", st)
+	}
+}

@@ -11,18 +11,43 @@ import (
 const serverImplDomain = "nfsd-uring.dev"
 
 // decodeStateProtect reads state_protect4_a and reports whether it is one we
-// accept (SP4_NONE, or SP4_MACH_CRED which we answer with SP4_NONE).
+// accept (SP4_NONE, or SP4_MACH_CRED which we answer with SP4_NONE). SP4_SSV
+// is decoded whole and refused with NFS4ERR_ENCR_ALG_UNSUPP, as knfsd
+// refuses it: well-formed arguments, an algorithm not offered (without
+// its arguments read, the rest of the op decoded as garbage: BADXDR).
 func decodeStateProtect(d *xdr.Decoder) uint32 {
 	switch how := d.Uint32(); how {
 	case nfs4.SP4None:
 	case nfs4.SP4MachCred:
 		nfs4.DecodeBitmap(d)
 		nfs4.DecodeBitmap(d)
+	case nfs4.SP4SSV:
+		skipSSVParms(d)
+		return nfs4.ErrEncrAlgUnsupp
 	default:
 		return nfs4.ErrNotsupp
 	}
 	return nfs4.OK
 }
+
+// skipSSVParms reads ssv_sp_parms4 (RFC 8881 section 18.35.1): the
+// state_protect_ops4 bitmaps, the hash and encryption algorithm OIDs, the
+// window and the number of GSS handles.
+func skipSSVParms(d *xdr.Decoder) {
+	nfs4.DecodeBitmap(d)
+	nfs4.DecodeBitmap(d)
+	for range 2 { // ssp_hash_algs, ssp_encr_algs: sec_oid4<>
+		n := d.ArrayLen(maxSSVAlgs, 4)
+		for i := 0; i < n && d.Err() == nil; i++ {
+			d.Opaque(nfs4.OpaqueLimit)
+		}
+	}
+	d.Uint32() // ssp_window
+	d.Uint32() // ssp_num_gss_handles
+}
+
+// maxSSVAlgs bounds the algorithm lists of an SP4_SSV EXCHANGE_ID.
+const maxSSVAlgs = 64
 
 func skipImplID(d *xdr.Decoder) {
 	n := d.ArrayLen(1, 4)
@@ -425,6 +450,12 @@ func opDestroySession(c *compound) uint32 {
 	t := c.s.state
 	var k [nfs4.SessionIDSize]byte
 	copy(k[:], sid)
+	if c.sess != nil && c.sess.id == k && c.more {
+		// RFC 8881 section 18.37.3: destroying the session the COMPOUND
+		// runs in, DESTROY_SESSION MUST be its last op (knfsd's
+		// nfsd4_destroy_session: NFS4ERR_NOT_ONLY_OP; pynfs DSESS9004).
+		return nfs4.ErrNotOnlyOp
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	sess := t.sessions.get(k)
