@@ -14,8 +14,8 @@
 # Phases:
 #   1. io500 --size SIZE --files FILES --conns 4 --depth 8 --stonewall 10s for each
 #      SIZE:FILES of $IO500_CONFIGS (issue 10's goal 1 names both defaults), $IO500_REPS
-#      times (per-phase medians: a 256M phase lasts well under a second here, and one
-#      hiccup of the shared machine moved single runs' scores by 10 %): uring vs ganesha
+#      times (per-phase medians: a 256M phase lasts 0.2-1.5 s here, and single runs of one
+#      server scored 2.59x-2.92x, each with another weakest phase): uring vs ganesha
 #      at each, portable vs ganesha at the first (ior-easy read reads files the server
 #      wrote: nfsd-uring writes them O_DIRECT, so its ior-easy read is cold)
 #   2. readmatrix data,hole,$MIXED uncached and cached ($RM_SIZE): uring vs ganesha,
