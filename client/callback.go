@@ -23,11 +23,16 @@ type Callbacks struct {
 	// OnGetattr answers CB_GETATTR for fh with the size and change
 	// attribute the client holds; ok false answers NFS4ERR_BADHANDLE.
 	OnGetattr func(fh []byte) (size, change uint64, ok bool)
+	// DropRecalls leaves the first DropRecalls CB_COMPOUNDs that carry a
+	// CB_RECALL unanswered and unacted on, as if the reply had been lost
+	// with a connection: for tests of a server's retries.
+	DropRecalls int
 }
 
 // cbCounters count what came over the back channel.
 type cbCounters struct {
 	recalls  atomic.Uint64
+	dropped  atomic.Int64 // CB_RECALLs left unanswered (Callbacks.DropRecalls)
 	getattrs atomic.Uint64
 	returns  atomic.Uint64 // DELEGRETURNs sent for recalls (counted as they go)
 }
@@ -82,12 +87,45 @@ func (c *Client) onCall(rec []byte) {
 		e.Uint32(nfs4.AcceptGarbageArgs)
 	} else {
 		e.Uint32(nfs4.AcceptSuccess)
+		if proc == nfs4.CBProcCompound && c.dropsRecall(rec) {
+			return
+		}
 		if proc == nfs4.CBProcCompound {
 			c.cbCompound(d, e)
 		}
 	}
 	finishRecord(e)
 	c.t.write(e.Iovecs())
+}
+
+// dropsRecall reports whether the CB_COMPOUND in rec carries a CB_RECALL
+// that Callbacks.DropRecalls says to leave unanswered.
+func (c *Client) dropsRecall(rec []byte) bool {
+	if c.opts.Callbacks.DropRecalls == 0 || !carriesRecall(rec) {
+		return false
+	}
+	return c.cb.dropped.Add(1) <= int64(c.opts.Callbacks.DropRecalls)
+}
+
+// carriesRecall reports whether a CB_COMPOUND call record has a CB_RECALL
+// after its CB_SEQUENCE.
+func carriesRecall(rec []byte) bool {
+	d := xdr.NewDecoder(rec)
+	d.Skip(4 * 6) // xid, CALL, rpcvers, prog, vers, proc
+	d.Uint32()
+	d.Opaque(nfs4.MaxAuthBytes)
+	d.Uint32()
+	d.Opaque(nfs4.MaxAuthBytes)
+	d.Opaque(nfs4.OpaqueLimit) // tag
+	d.Skip(8)                  // minorversion, callback_ident
+	if d.ArrayLen(16, 4) < 2 || d.Uint32() != nfs4.OpCBSequence {
+		return false
+	}
+	d.Skip(nfs4.SessionIDSize + 4*4) // sessionid, sequenceid, slotid, highest_slotid, cachethis
+	if d.ArrayLen(16, 4) != 0 {
+		return false // referring call lists: not sent by the servers tested
+	}
+	return d.Uint32() == nfs4.OpCBRecall && d.Err() == nil
 }
 
 // cbCompound executes CB_COMPOUND4args from d into e.

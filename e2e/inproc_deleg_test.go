@@ -290,3 +290,47 @@ func TestDelegationRecallOnRemove(t *testing.T) {
 		t.Fatalf("recalls %d, want 1", a.Recalls())
 	}
 }
+
+// A recall whose reply never comes (the holder's reply lost, as with a
+// dropped connection) is sent again, and the holder returns the
+// delegation then, well before the lease after the recall runs out and the
+// server would revoke it (pynfs DSESS9003, where the second recall goes
+// over a session the client makes after destroying the first).
+func TestDelegationRecallResent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out a callback timeout")
+	}
+	addr := startDelegServer(t, 60, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true, Callbacks: client.Callbacks{DropRecalls: 1}})
+	b := dialDeleg(t, addr, client.Options{DelayRetries: 1000, DelayMax: 200 * time.Millisecond})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	start := time.Now()
+	fb, err := b.Open(ctx, root, "f", nfs4.ShareAccessWrite)
+	if err != nil {
+		t.Fatalf("conflicting open: %v", err)
+	}
+	// The first recall waits out its timeout (10 s), the second is
+	// answered and the delegation returned; revocation would take 60 s.
+	if took := time.Since(start); took > 40*time.Second {
+		t.Fatalf("conflicting open took %v: the delegation was revoked, not returned", took)
+	}
+	if a.Recalls() != 1 || a.DelegReturns() != 1 {
+		t.Fatalf("answered recalls %d, returns %d; want 1, 1 (the first recall dropped)", a.Recalls(), a.DelegReturns())
+	}
+	if a.SeqStatusFlags()&nfs4.SeqStatusRecallableStateRevoked != 0 {
+		t.Fatal("the delegation was revoked")
+	}
+	for _, c := range []struct {
+		c *client.Client
+		f *client.File
+	}{{a, fa}, {b, fb}} {
+		if err := c.c.CloseFile(ctx, c.f.FH, c.f.Stateid); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -304,11 +304,53 @@ func (s *Server) breakDelegs(cl *client, n *node, write bool) uint32 {
 }
 
 // recall sends CB_RECALL for delegation o over a back channel of its
-// client. A failure is only logged: the delegation is revoked a lease
-// after the recall unless returned.
+// client, and sends it again every recallRetry while it could not be
+// delivered (no back channel, the connection gone, no reply in
+// cbTimeout), each time on whichever session can call the client then:
+// a client whose connection dropped with the recall unanswered binds a
+// new one (BIND_CONN_TO_SESSION, or a new session), and the recall
+// reaches it there, as knfsd requeues a failed callback (pynfs
+// DSESS9003). It stops once the client answered, whatever its status,
+// or the delegation is gone (returned, or revoked a lease after the
+// recall).
 func (s *Server) recall(o *openState) {
+	for {
+		sess, sid, fh := s.recallTarget(o)
+		if sess != nil {
+			res, err := s.cbCompound(sess, 1, func(e *xdr.Encoder) {
+				e.Uint32(nfs4.OpCBRecall)
+				sid.Encode(e)
+				e.Bool(false) // truncate
+				e.Opaque(fh)
+			}, cbTimeout)
+			if err == nil {
+				s.log.Debug("CB_RECALL answered", "client", o.client.id, "type", delegTypeName(o.deleg.typ), "status", res.status)
+				return
+			}
+			s.log.Debug("CB_RECALL not delivered; sent again later", "client", o.client.id, "err", err)
+		} else {
+			s.log.Debug("cannot recall delegation yet: no back channel", "client", o.client.id)
+		}
+		select {
+		case <-o.deleg.gone:
+			return
+		case <-s.stop:
+			return
+		case <-time.After(recallRetry):
+		}
+	}
+}
+
+// recallRetry is how long a recall that could not be delivered waits
+// before it is sent again.
+const recallRetry = time.Second
+
+// recallTarget returns a session that can call o's client now (nil if
+// none), and the stateid and file handle to recall.
+func (s *Server) recallTarget(o *openState) (*session, nfs4.Stateid, []byte) {
 	t := s.state
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	var sess *session
 	for _, x := range o.client.sessions {
 		if x.canCall() {
@@ -316,24 +358,7 @@ func (s *Server) recall(o *openState) {
 			break
 		}
 	}
-	sid := nfs4.Stateid{Seqid: o.seq.Load(), Other: o.other}
-	fh := o.node.handle
-	t.mu.Unlock()
-	if sess == nil {
-		s.log.Debug("cannot recall delegation: no back channel", "client", o.client.id)
-		return
-	}
-	res, err := s.cbCompound(sess, 1, func(e *xdr.Encoder) {
-		e.Uint32(nfs4.OpCBRecall)
-		sid.Encode(e)
-		e.Bool(false) // truncate
-		e.Opaque(fh)
-	}, cbTimeout)
-	if err != nil || res.status != nfs4.OK {
-		s.log.Debug("CB_RECALL failed", "client", o.client.id, "err", err, "status", res.status)
-		return
-	}
-	s.log.Debug("delegation recalled", "client", o.client.id, "type", delegTypeName(o.deleg.typ))
+	return sess, nfs4.Stateid{Seqid: o.seq.Load(), Other: o.other}, o.node.handle
 }
 
 // delegTypeName names a delegation type for the log.
