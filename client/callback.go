@@ -87,10 +87,10 @@ func (c *Client) onCall(rec []byte) {
 		e.Uint32(nfs4.AcceptGarbageArgs)
 	} else {
 		e.Uint32(nfs4.AcceptSuccess)
-		if proc == nfs4.CBProcCompound && c.dropsRecall(rec) {
-			return
-		}
 		if proc == nfs4.CBProcCompound {
+			if c.dropsRecall(*d) {
+				return
+			}
 			c.cbCompound(d, e)
 		}
 	}
@@ -98,24 +98,19 @@ func (c *Client) onCall(rec []byte) {
 	c.t.write(e.Iovecs())
 }
 
-// dropsRecall reports whether the CB_COMPOUND in rec carries a CB_RECALL
-// that Callbacks.DropRecalls says to leave unanswered.
-func (c *Client) dropsRecall(rec []byte) bool {
-	if c.opts.Callbacks.DropRecalls == 0 || !carriesRecall(rec) {
+// dropsRecall reports whether the CB_COMPOUND4args d holds (a copy of the
+// call's decoder, at the tag) carry a CB_RECALL that Callbacks.DropRecalls
+// says to leave unanswered.
+func (c *Client) dropsRecall(d xdr.Decoder) bool {
+	if c.opts.Callbacks.DropRecalls == 0 || !carriesRecall(&d) {
 		return false
 	}
 	return c.cb.dropped.Add(1) <= int64(c.opts.Callbacks.DropRecalls)
 }
 
-// carriesRecall reports whether a CB_COMPOUND call record has a CB_RECALL
-// after its CB_SEQUENCE.
-func carriesRecall(rec []byte) bool {
-	d := xdr.NewDecoder(rec)
-	d.Skip(4 * 6) // xid, CALL, rpcvers, prog, vers, proc
-	d.Uint32()
-	d.Opaque(nfs4.MaxAuthBytes)
-	d.Uint32()
-	d.Opaque(nfs4.MaxAuthBytes)
+// carriesRecall reports whether CB_COMPOUND4args, read from d, have a
+// CB_RECALL after their CB_SEQUENCE.
+func carriesRecall(d *xdr.Decoder) bool {
 	d.Opaque(nfs4.OpaqueLimit) // tag
 	d.Skip(8)                  // minorversion, callback_ident
 	if d.ArrayLen(16, 4) < 2 || d.Uint32() != nfs4.OpCBSequence {

@@ -86,10 +86,10 @@ func (c *compound) statRead(fd int, opened bool, st *unix.Stat_t) uint32 {
 // extent cache has as data, see cachedData), about half of the server's
 // own work on a cached 4 KiB READ (BENCHMARKS.md, "READ without its
 // fstat"): its eof is false, and the engine's short read still patches
-// count and eof if the file shrank. Only a local process that truncates the file to
-// exactly the READ's end can make it say eof false at the end of the
-// file; the client's next READ then gets zero bytes and eof, which is
-// what a READ racing that truncation could see anyway.
+// count and eof if the file shrank. Only a local process that truncates
+// the file to exactly the READ's end can make it say eof false at the
+// end of the file; the client's next READ then gets zero bytes and eof,
+// which is what a READ racing that truncation could see anyway.
 type sizeHint struct {
 	size int64
 	gen  uint64
