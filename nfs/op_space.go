@@ -108,72 +108,6 @@ func decodeCopyArgs(d *xdr.Decoder) copyArgs {
 	return a
 }
 
-// copyRest is the part of COPY4args (RFC 7862 section 15.2.1) after
-// copyArgs. Whatever ca_consecutive and ca_synchronous ask, the copy is
-// done at once and in order, which the reply's copy_requirements4 says
-// (section 15.2.3 lets the server copy synchronously when asked not to).
-type copyRest struct {
-	consecutive, synchronous bool
-	sourceServers            int // netloc4 entries: an inter-server copy
-}
-
-// Netloc types (RFC 7862 section 3.3.1).
-const (
-	nl4Name    = 1
-	nl4URL     = 2
-	nl4Netaddr = 3
-)
-
-func decodeCopyRest(d *xdr.Decoder) copyRest {
-	r := copyRest{consecutive: d.Bool(), synchronous: d.Bool(), sourceServers: d.ArrayLen(16, 4)}
-	for i := 0; i < r.sourceServers; i++ {
-		switch d.Uint32() {
-		case nl4Name, nl4URL:
-			d.String(nfs4.OpaqueLimit)
-		case nl4Netaddr:
-			d.String(nfs4.OpaqueLimit) // netid
-			d.String(nfs4.OpaqueLimit) // uaddr
-		default:
-			d.Fail(xdr.ErrTooLong)
-		}
-	}
-	return r
-}
-
-func opCopy(c *compound) uint32 {
-	a := decodeCopyArgs(c.d)
-	rest := decodeCopyRest(c.d)
-	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
-	}
-	if rest.sourceServers > 0 {
-		return nfs4.ErrNotsupp // inter-server copy
-	}
-	src, dst, s := c.copyTargets(&a)
-	if s != nfs4.OK {
-		return s
-	}
-	n, err := c.s.io.CopyRange(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count))
-	c.cfh.extent.changed()
-	if n < 0 || n > int64(a.count) {
-		n = 0 // a FileIO bug: never claim bytes not copied
-		if err == nil {
-			err = unix.EIO
-		}
-	}
-	if err != nil && n == 0 {
-		return errno(err)
-	}
-	e := c.e
-	e.Uint32(0) // no callback id: the copy is done
-	e.Uint64(uint64(n))
-	e.Uint32(nfs4.Unstable4)
-	e.Fixed(c.s.bootVer[:])
-	e.Bool(true)
-	e.Bool(true)
-	return nfs4.OK
-}
-
 func opClone(c *compound) uint32 {
 	a := decodeCopyArgs(c.d)
 	if c.d.Err() != nil {
@@ -197,18 +131,4 @@ func opClone(c *compound) uint32 {
 		return errno(err)
 	}
 	return nfs4.OK
-}
-
-// opOffload is OFFLOAD_STATUS and OFFLOAD_CANCEL. Copies are always
-// synchronous: there is never an offload to ask about, so any stateid named
-// here is unknown.
-func opOffload(c *compound) uint32 {
-	_ = nfs4.DecodeStateid(c.d) // OFFLOAD_STATUS4args, OFFLOAD_CANCEL4args: the copy's stateid, never one of ours
-	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
-	return nfs4.ErrBadStateid
 }

@@ -157,8 +157,8 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpReclaimComplete:  {name: "RECLAIM_COMPLETE", minor: 1, flags: opModifies, run: opReclaimComplete, rsize: fixed(0)},
 
 	nfs4.OpAllocate: {name: "ALLOCATE", minor: 2, flags: opModifies, run: opAllocate, rsize: fixed(0)},
-	// COPY4res: write_response4 (an empty callback id array, count,
-	// committed, verifier) and copy_requirements4; on
+	// COPY4res: write_response4 (the callback id of an asynchronous
+	// copy, count, committed, verifier) and copy_requirements4; on
 	// NFS4ERR_OFFLOAD_NO_REQS only the requirements.
 	nfs4.OpCopy:          {name: "COPY", minor: 2, flags: opModifies, run: opCopy, rsize: fixed((4 + stateidLen) + 8 + 4 + verifierLen + 4 + 4)},
 	nfs4.OpCopyNotify:    {name: "COPY_NOTIFY", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
@@ -166,9 +166,9 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpIOAdvise:      {name: "IO_ADVISE", minor: 2, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpLayouterror:   {name: "LAYOUTERROR", minor: 2, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpLayoutstats:   {name: "LAYOUTSTATS", minor: 2, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpOffloadCancel: {name: "OFFLOAD_CANCEL", minor: 2, flags: opModifies, run: opOffload, rsize: fixed(0)},
+	nfs4.OpOffloadCancel: {name: "OFFLOAD_CANCEL", minor: 2, flags: opModifies, run: opOffloadCancel, rsize: fixed(0)},
 	// OFFLOAD_STATUS4resok: count and an optional completion status.
-	nfs4.OpOffloadStatus: {name: "OFFLOAD_STATUS", minor: 2, run: opOffload, rsize: fixed(8 + 4 + 4)},
+	nfs4.OpOffloadStatus: {name: "OFFLOAD_STATUS", minor: 2, run: opOffloadStatus, rsize: fixed(8 + 4 + 4)},
 	nfs4.OpReadPlus:      {name: "READ_PLUS", minor: 2, flags: opInline | opDataReply, run: opReadPlus, rsize: readPlusRsize, skip: skipN(stateidLen + 8 + 4)},
 	nfs4.OpSeek:          {name: "SEEK", minor: 2, flags: opInline, run: opSeek, rsize: fixed(4 + 8), skip: skipN(stateidLen + 8 + 4)},
 	nfs4.OpWriteSame:     {name: "WRITE_SAME", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(0)},

@@ -137,6 +137,8 @@ type Server struct {
 	fhKey *handleKey
 	stop  chan struct{}
 
+	copies copyTable // asynchronous COPYs (copy_async.go)
+
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set

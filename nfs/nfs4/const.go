@@ -460,4 +460,5 @@ const (
 	OpCBGetattr  = 3
 	OpCBRecall   = 4
 	OpCBSequence = 11
+	OpCBOffload  = 15 // RFC 7862 section 16.1
 )
