@@ -14,8 +14,8 @@ import (
 // set, CREATE_SESSION asks for the back channel on the client's one
 // connection (CREATE_SESSION4_FLAG_CONN_BACK_CHAN) and the client answers
 // the server's CB_COMPOUND calls on it: CB_SEQUENCE, CB_RECALL (by
-// returning the delegation, or through OnRecall) and CB_GETATTR (through
-// OnGetattr, else NFS4ERR_BADHANDLE).
+// returning the delegation, or through OnRecall), CB_GETATTR (through
+// OnGetattr, else NFS4ERR_BADHANDLE) and CB_OFFLOAD (see WaitOffload).
 type Callbacks struct {
 	// OnRecall, when set, is called (on its own goroutine) instead of
 	// the default answer to CB_RECALL, which is to send DELEGRETURN.
@@ -35,6 +35,7 @@ type cbCounters struct {
 	dropped  atomic.Int64 // CB_RECALLs left unanswered (Callbacks.DropRecalls)
 	getattrs atomic.Uint64
 	returns  atomic.Uint64 // DELEGRETURNs sent for recalls (counted as they go)
+	offloads atomic.Uint64 // CB_OFFLOADs answered
 }
 
 // Recalls returns how many CB_RECALLs the client has answered.
@@ -197,6 +198,8 @@ func (c *Client) cbOp(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
 		e.Uint32(16)
 		e.Uint64(change)
 		e.Uint64(size)
+	case nfs4.OpCBOffload:
+		return c.cbOffload(d)
 	default:
 		return nfs4.ErrOpIllegal
 	}

@@ -92,6 +92,7 @@ type Client struct {
 	owners   atomic.Uint64
 	stats    counters
 	cb       cbCounters
+	offloads offloads      // CB_OFFLOADs for WaitOffload (copy.go)
 	seqFlags atomic.Uint32 // sr_status_flags of the last SEQUENCE
 	recs     sync.Pool     // *[]byte: READ_PLUS reply buffers (see ReadPlus)
 }

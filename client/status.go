@@ -98,6 +98,7 @@ var opNames = map[uint32]string{
 	nfs4.OpReclaimComplete: "RECLAIM_COMPLETE", nfs4.OpAllocate: "ALLOCATE",
 	nfs4.OpDeallocate: "DEALLOCATE", nfs4.OpReadPlus: "READ_PLUS", nfs4.OpSeek: "SEEK",
 	nfs4.OpGetxattr: "GETXATTR", nfs4.OpSetxattr: "SETXATTR", nfs4.OpListxattrs: "LISTXATTRS",
-	nfs4.OpRemovexattr: "REMOVEXATTR",
-	nfs4.OpIllegal:     "ILLEGAL",
+	nfs4.OpRemovexattr: "REMOVEXATTR", nfs4.OpCopy: "COPY", nfs4.OpClone: "CLONE",
+	nfs4.OpOffloadStatus: "OFFLOAD_STATUS", nfs4.OpOffloadCancel: "OFFLOAD_CANCEL",
+	nfs4.OpIllegal: "ILLEGAL",
 }
