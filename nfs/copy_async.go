@@ -269,7 +269,10 @@ func (s *Server) copyChunks(cp *asyncCopy) (status uint32, stopped bool) {
 		}
 		want := min(cp.count-done, syncCopyMax)
 		n, err := s.io.CopyRange(cp.src, int64(cp.srcOff+done), cp.dst, int64(cp.dstOff+done), int64(want))
-		if n > 0 && n <= int64(want) {
+		if n < 0 || n > int64(want) {
+			return nfs4.ErrIO, false // a FileIO bug: never claim bytes not copied
+		}
+		if n > 0 {
 			done += uint64(n)
 			cp.copied.Store(done)
 			cp.node.extent.changed()
