@@ -91,9 +91,36 @@ type Config struct {
 	Delegations bool
 }
 
-// Handler is what an engine drives: Handle decodes and executes one RPC
-// record into rep (possibly leaving Reads for the engine), and Complete is
-// called once those reads are done, before the reply is sent.
+// Handler is what an engine drives. For each RPC record the engine takes a
+// Reply (NewReply, or one Reset for reuse), calls Handle, performs every
+// Read Handle left in rep.Reads and hands each one's data to
+// rep.CompleteRead, calls Complete, sends rep.Iovecs() and then calls
+// rep.Reset. ARCHITECTURE.md, "A request's life", follows these steps
+// through both engines.
+//
+// Handle decodes and executes one record into rep. rec is valid only
+// until Handle returns: the engine may reuse it at once (it may be the
+// receive buffer itself), so Handle keeps nothing of it; what must
+// outlive the call is copied (the slot cache keeps the encoded reply,
+// never the request; a callback's reply is copied by Conn.deliver).
+// Handle may block (WRITE, OPEN, fsync) unless Inline said the record is
+// quick; an engine calls it from many goroutines at once, for many
+// records of one Conn too. A reply with Drop set has nothing to send: the
+// engine calls neither Complete nor Iovecs and only Resets it.
+//
+// After Handle, the engine owns rep until Reset. The buffers passed to
+// CompleteRead must stay unchanged until the reply is sent, since Iovecs
+// points into them instead of copying; the descriptors in rep.Reads stay
+// open (their files are pinned) until Reset, and not after it.
+//
+// Complete is called exactly once for every reply Handle did not Drop,
+// after all of its reads have completed and before Iovecs, even when the
+// connection closes first and the reply is never sent: it releases the
+// session slot, and a slot left in use answers the client's retransmit
+// NFS4ERR_DELAY.
+//
+// MaxRecord is the largest record the engine should accept; a longer one
+// closes the connection.
 type Handler interface {
 	Handle(c *Conn, rec []byte, rep *Reply)
 	Complete(rep *Reply)
