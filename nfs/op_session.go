@@ -67,7 +67,10 @@ func opExchangeID(c *compound) uint32 {
 	flags := d.Uint32()
 	sp := decodeStateProtect(d)
 	skipImplID(d)
-	if d.Err() != nil {
+	// A zero-length co_ownerid names no client; knfsd's decoder refuses
+	// it (nfsd4_decode_opaque: nfserr_bad_xdr). Accepted, it made a
+	// client record the clients file could not hold (issue 21).
+	if d.Err() != nil || len(owner) == 0 {
 		return nfs4.ErrBadXDR
 	}
 	if sp != nfs4.OK {

@@ -140,7 +140,7 @@ func newStateTable(s *Server) *stateTable {
 		clients: make(map[uint64]*client),
 		owners:  make(map[string]*client),
 		records: make(map[string]clientRecord),
-		store:   clientStore{dir: s.cfg.StateDir},
+		store:   clientStore{dir: s.cfg.StateDir, log: s.log},
 
 		unconfirmed: make(map[string]*client),
 	}
