@@ -2,11 +2,14 @@ package nfs
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
@@ -189,4 +192,184 @@ func TestClientsFileWithoutHeader(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "header") {
 		t.Fatalf("NewServer with a foreign clients file: %v", err)
 	}
+}
+
+// Peer addresses of the tests below: attackers, and the newcomer who must
+// get in beside them.
+const (
+	attacker  = "10.0.0.1:700"
+	attacker2 = "10.0.0.3:700"
+	newcomer  = "10.0.0.2:700"
+)
+
+// newcomerJoins checks that a client from another address gets a client
+// id and a session, within a second, and returns its session's slots.
+func newcomerJoins(t *testing.T, h *harness) int {
+	t.Helper()
+	start := time.Now()
+	b := h.from(newcomer, 0, "newcomer")
+	if op, st := b.joinWire("newcomer", [8]byte{2}); st != nfs4.OK {
+		t.Fatalf("newcomer from another address: op %d answered %d", op, st)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("newcomer took %v", d)
+	}
+	return len(h.s.state.session(b.sess[:]).slots)
+}
+
+// ownedBy sums the client records whose owner starts with prefix, and the
+// reply cache memory their sessions reserved.
+func ownedBy(h *harness, prefix string) (records int, drc int64) {
+	h.s.state.mu.Lock()
+	defer h.s.state.mu.Unlock()
+	for _, c := range h.s.state.clients {
+		if strings.HasPrefix(c.owner, prefix) {
+			records++
+			for _, sess := range c.sessions {
+				drc += sess.drc
+			}
+		}
+	}
+	return records, drc
+}
+
+// TestOneHostCannotFillClientTable is issue 21 finding 2: one address
+// making more live clients than the table holds (each confirmed with a
+// session) used to fill it, and every other client's EXCHANGE_ID
+// answered NFS4ERR_DELAY. Now the address gets its share (an eighth of
+// the table) and then DELAY itself; the newcomer gets in.
+func TestOneHostCannotFillClientTable(t *testing.T) {
+	h := newHarness(t)
+	max := h.s.cfg.MaxClients
+	share := max / 8
+	a := h.from(attacker, 0, "")
+	fore := [6]uint32{0, 2 << 20, 2 << 20, 1024, 16, 4}
+	var ok, delayed int
+	for i := range max + 16 {
+		st, id, _ := a.exchangeID(fmt.Sprintf("attacker-%d", i), "verifier", 0)
+		if st == nfs4.ErrDelay {
+			delayed++
+			continue
+		}
+		if st != nfs4.OK {
+			t.Fatalf("attacker's EXCHANGE_ID %d: %d", i, st)
+		}
+		if st, _ := a.createSession(id, 1, fore); st != nfs4.OK {
+			t.Fatalf("attacker's CREATE_SESSION %d: %d", i, st)
+		}
+		ok++
+	}
+	if ok != share || delayed != max+16-share {
+		t.Fatalf("attacker got %d clients and %d DELAYs, want its share %d", ok, delayed, share)
+	}
+	newcomerJoins(t, h)
+}
+
+// TestOneHostCannotSpendReplyCache is issue 21 finding 2: 64 sessions of
+// 128 slots from one address used to spend --reply-cache-mem, and every
+// other CREATE_SESSION answered NFS4ERR_DELAY. Now the address's sessions
+// get fewer slots once it has spent its share (an eighth of the budget),
+// never none, and the newcomer gets a full session.
+func TestOneHostCannotSpendReplyCache(t *testing.T) {
+	h := newHarness(t)
+	full := [6]uint32{0, 2 << 20, 2 << 20, 16 << 10, 16, 128}
+	for i := range 8 {
+		a := h.from(attacker, 0, "")
+		st, id, _ := a.exchangeID(fmt.Sprintf("attacker-%d", i), "verifier", 0)
+		if st != nfs4.OK {
+			t.Fatalf("attacker's EXCHANGE_ID %d: %d", i, st)
+		}
+		for j := range 8 {
+			st, sid := a.createSession(id, uint32(j+1), full)
+			if st != nfs4.OK {
+				t.Fatalf("attacker's CREATE_SESSION %d.%d: %d", i, j, st)
+			}
+			if n := len(h.s.state.session(sid[:]).slots); n < 1 {
+				t.Fatalf("attacker's session %d.%d has no slot", i, j)
+			}
+		}
+	}
+	_, spent := ownedBy(h, "attacker-")
+	share := h.s.cfg.ReplyCacheMemory / 8
+	// 64 sessions, each at least one slot: the share plus those slots.
+	if most := share + 64*slotsCost(1, 16<<10); spent > most {
+		t.Fatalf("attacker holds %d bytes of reply cache, share %d", spent, share)
+	}
+	if n := newcomerJoins(t, h); n != 64 {
+		t.Fatalf("newcomer's session has %d slots, want the 64 it asked for", n)
+	}
+}
+
+// TestUnconfirmedFloodFromOneHost is issue 21 finding 2: a stream of
+// EXCHANGE_IDs never confirmed used to fill the table (records younger
+// than 15 s were never dropped), and every other client got DELAY. Now
+// the address's own oldest unconfirmed record makes room for its next
+// one, a full table drops unconfirmed records whatever their age, and the
+// newcomer gets in; with two flooding addresses too.
+func TestUnconfirmedFloodFromOneHost(t *testing.T) {
+	h := newHarnessCfg(t, func(c *Config) { c.MaxClients = 64 })
+	share := 16
+	for i, from := range []string{attacker, attacker2} {
+		a := h.from(from, 0, "")
+		for j := range 200 {
+			if st, _, _ := a.exchangeID(fmt.Sprintf("flood-%d-%d", i, j), "verifier", 0); st != nfs4.OK {
+				t.Fatalf("flood %d's EXCHANGE_ID %d: %d", i, j, st)
+			}
+		}
+		if n, _ := ownedBy(h, fmt.Sprintf("flood-%d-", i)); n != share {
+			t.Fatalf("flooding address holds %d records, want its share %d", n, share)
+		}
+	}
+	newcomerJoins(t, h)
+
+	// A full table of unconfirmed records from many addresses: the
+	// newcomer's EXCHANGE_ID drops one of them.
+	for i := range 8 {
+		a := h.from(fmt.Sprintf("10.1.0.%d:700", i), 0, "")
+		for j := range share {
+			a.exchangeID(fmt.Sprintf("many-%d-%d", i, j), "verifier", 0)
+		}
+	}
+	h.s.state.mu.Lock()
+	full := len(h.s.state.clients) == h.s.cfg.MaxClients
+	h.s.state.mu.Unlock()
+	if !full {
+		t.Fatal("the table did not fill")
+	}
+	b := h.from(newcomer, 0, "")
+	if op, st := b.joinWire("second-newcomer", [8]byte{3}); st != nfs4.OK {
+		t.Fatalf("newcomer beside a full table of unconfirmed records: op %d answered %d", op, st)
+	}
+}
+
+// TestNoExportAccessCostsOneRecord: a client whose address no export
+// admits gets a client id, but CREATE_SESSION answers NFS4ERR_PERM, so its
+// record stays unconfirmed; its address holds one record however many
+// EXCHANGE_IDs it sends, and no session.
+func TestNoExportAccessCostsOneRecord(t *testing.T) {
+	dir := t.TempDir()
+	o := ShorthandOptions()
+	rules := []ClientRule{{Spec: "10.0.0.2", Nets: []netip.Prefix{netip.MustParsePrefix("10.0.0.2/32")}, Options: o}}
+	s, err := NewServer(Config{Exports: []Export{{Path: dir, Clients: rules}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	h := &harness{t: t, s: s, conn: NewConn(attacker), dir: dir}
+	for i := range 100 {
+		st, id, _ := h.exchangeID(fmt.Sprintf("outsider-%d", i), "verifier", 0)
+		if st != nfs4.OK {
+			t.Fatalf("outsider's EXCHANGE_ID %d: %d", i, st)
+		}
+		if st, _ := h.createSession(id, 1, defaultFore); st != nfs4.ErrPerm {
+			t.Fatalf("outsider's CREATE_SESSION %d: %d, want PERM", i, st)
+		}
+	}
+	if n, _ := ownedBy(h, "outsider-"); n != 1 {
+		t.Fatalf("outsider holds %d records, want 1", n)
+	}
+	if n := s.state.sessions.len(); n != 0 {
+		t.Fatalf("outsider holds %d sessions", n)
+	}
+	newcomerJoins(t, h)
 }
