@@ -233,6 +233,26 @@ func ownedBy(h *harness, prefix string) (records int, drc int64) {
 	return records, drc
 }
 
+// checkAddrUse checks that the per-address counts add up to the table's.
+func checkAddrUse(t *testing.T, h *harness) {
+	t.Helper()
+	st := h.s.state
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var clients int
+	var drc int64
+	for a, u := range st.byAddr {
+		if u.clients < 0 || u.drc < 0 || u.clients == 0 && u.drc == 0 {
+			t.Errorf("address %v: %+v", a, *u)
+		}
+		clients += u.clients
+		drc += u.drc
+	}
+	if clients != len(st.clients) || drc != st.drcUsed {
+		t.Errorf("addresses hold %d records and %d bytes, the table %d and %d", clients, drc, len(st.clients), st.drcUsed)
+	}
+}
+
 // TestOneHostCannotFillClientTable is issue 21 finding 2: one address
 // making more live clients than the table holds (each confirmed with a
 // session) used to fill it, and every other client's EXCHANGE_ID
@@ -263,6 +283,7 @@ func TestOneHostCannotFillClientTable(t *testing.T) {
 		t.Fatalf("attacker got %d clients and %d DELAYs, want its share %d", ok, delayed, share)
 	}
 	newcomerJoins(t, h)
+	checkAddrUse(t, h)
 }
 
 // TestOneHostCannotSpendReplyCache is issue 21 finding 2: 64 sessions of
@@ -297,6 +318,12 @@ func TestOneHostCannotSpendReplyCache(t *testing.T) {
 	}
 	if n := newcomerJoins(t, h); n != 64 {
 		t.Fatalf("newcomer's session has %d slots, want the 64 it asked for", n)
+	}
+	checkAddrUse(t, h)
+	h.s.state.expire(time.Now().Add(time.Hour)) // every lease runs out
+	checkAddrUse(t, h)
+	if n := len(h.s.state.byAddr); n != 0 {
+		t.Errorf("%d addresses left after every client went", n)
 	}
 }
 
@@ -340,6 +367,7 @@ func TestUnconfirmedFloodFromOneHost(t *testing.T) {
 	if op, st := b.joinWire("second-newcomer", [8]byte{3}); st != nfs4.OK {
 		t.Fatalf("newcomer beside a full table of unconfirmed records: op %d answered %d", op, st)
 	}
+	checkAddrUse(t, h)
 }
 
 // TestNoExportAccessCostsOneRecord: a client whose address no export
@@ -372,4 +400,5 @@ func TestNoExportAccessCostsOneRecord(t *testing.T) {
 		t.Fatalf("outsider holds %d sessions", n)
 	}
 	newcomerJoins(t, h)
+	checkAddrUse(t, h)
 }

@@ -112,6 +112,7 @@ func (t *stateTable) roomForClientLocked(addr netip.Addr) bool {
 		v := t.victimLocked(now, func(c *client) bool { return c.addr == addr })
 		t.tidyUse(addr)
 		if v == nil {
+			t.warnShareLocked(now, addr)
 			return false
 		}
 		t.dropVictimLocked(v)
@@ -128,6 +129,17 @@ func (t *stateTable) roomForClientLocked(addr netip.Addr) bool {
 	// 8.3).
 	t.expireLocked(now, 1, true)
 	return len(t.clients) < t.s.cfg.MaxClients
+}
+
+// warnShareLocked logs, at most once a minute, that an address's clients
+// are refused for holding their share: behind NAT many real clients may
+// share one address, and --max-clients-per-addr is then the knob.
+func (t *stateTable) warnShareLocked(now time.Time, addr netip.Addr) {
+	if now.Sub(t.shareWarned) < time.Minute {
+		return
+	}
+	t.shareWarned = now
+	t.s.log.Warn("an address holds its share of client records: its new clients get NFS4ERR_DELAY (see --max-clients-per-addr)", "addr", addr, "records", t.useOf(addr).clients)
 }
 
 // clientShareLocked is how many client records the clients at addr may

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
@@ -48,7 +49,8 @@ type stateTable struct {
 	// byAddr is what each client address holds: client records and
 	// reply cache memory, each capped at a share of the whole (limits.go)
 	// so that one host cannot lock every other out (issue 21).
-	byAddr map[netip.Addr]*addrUse
+	byAddr      map[netip.Addr]*addrUse
+	shareWarned time.Time // when an address was last logged for holding its share
 }
 
 // addrUse is what the clients of one address hold.
