@@ -256,12 +256,13 @@ func checkAddrUse(t *testing.T, h *harness) {
 // TestOneHostCannotFillClientTable is issue 21 finding 2: one address
 // making more live clients than the table holds (each confirmed with a
 // session) used to fill it, and every other client's EXCHANGE_ID
-// answered NFS4ERR_DELAY. Now the address gets its share (an eighth of
-// the table) and then DELAY itself; the newcomer gets in.
+// answered NFS4ERR_DELAY. Now the address fills the quiet half of the
+// table, then (over its share of an eighth) gets DELAY itself; the
+// newcomer gets in.
 func TestOneHostCannotFillClientTable(t *testing.T) {
 	h := newHarness(t)
 	max := h.s.cfg.MaxClients
-	share := max / 8
+	share := max / 2
 	a := h.from(attacker, 0, "")
 	fore := [6]uint32{0, 2 << 20, 2 << 20, 1024, 16, 4}
 	var ok, delayed int
@@ -289,8 +290,9 @@ func TestOneHostCannotFillClientTable(t *testing.T) {
 // TestOneHostCannotSpendReplyCache is issue 21 finding 2: 64 sessions of
 // 128 slots from one address used to spend --reply-cache-mem, and every
 // other CREATE_SESSION answered NFS4ERR_DELAY. Now the address's sessions
-// get fewer slots once it has spent its share (an eighth of the budget),
-// never none, and the newcomer gets a full session.
+// get fewer slots once half the budget is spent and the address is over
+// its share (an eighth), never none, and the newcomer gets a full
+// session.
 func TestOneHostCannotSpendReplyCache(t *testing.T) {
 	h := newHarness(t)
 	full := [6]uint32{0, 2 << 20, 2 << 20, 16 << 10, 16, 128}
@@ -311,10 +313,10 @@ func TestOneHostCannotSpendReplyCache(t *testing.T) {
 		}
 	}
 	_, spent := ownedBy(h, "attacker-")
-	share := h.s.cfg.ReplyCacheMemory / 8
-	// 64 sessions, each at least one slot: the share plus those slots.
-	if most := share + 64*slotsCost(1, 16<<10); spent > most {
-		t.Fatalf("attacker holds %d bytes of reply cache, share %d", spent, share)
+	// Half the budget, one session more, and one slot for each session.
+	half := h.s.cfg.ReplyCacheMemory / 2
+	if most := half + slotsCost(128, 16<<10) + 64*slotsCost(1, 16<<10); spent > most {
+		t.Fatalf("attacker holds %d bytes of reply cache, at most %d allowed", spent, most)
 	}
 	if n := newcomerJoins(t, h); n != 64 {
 		t.Fatalf("newcomer's session has %d slots, want the 64 it asked for", n)
@@ -331,8 +333,9 @@ func TestOneHostCannotSpendReplyCache(t *testing.T) {
 // EXCHANGE_IDs never confirmed used to fill the table (records younger
 // than 15 s were never dropped), and every other client got DELAY. Now
 // the address's own oldest unconfirmed record makes room for its next
-// one, a full table drops unconfirmed records whatever their age, and the
-// newcomer gets in; with two flooding addresses too.
+// one once it holds half the table (the second flooder: its share of 16),
+// a full table drops unconfirmed records whatever their age, and the
+// newcomer gets in.
 func TestUnconfirmedFloodFromOneHost(t *testing.T) {
 	h := newHarnessCfg(t, func(c *Config) { c.MaxClients = 64 })
 	share := 16
@@ -343,8 +346,9 @@ func TestUnconfirmedFloodFromOneHost(t *testing.T) {
 				t.Fatalf("flood %d's EXCHANGE_ID %d: %d", i, j, st)
 			}
 		}
-		if n, _ := ownedBy(h, fmt.Sprintf("flood-%d-", i)); n != share {
-			t.Fatalf("flooding address holds %d records, want its share %d", n, share)
+		want := []int{32, share}[i]
+		if n, _ := ownedBy(h, fmt.Sprintf("flood-%d-", i)); n != want {
+			t.Fatalf("flooding address %d holds %d records, want %d", i, n, want)
 		}
 	}
 	newcomerJoins(t, h)

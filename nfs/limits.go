@@ -97,9 +97,10 @@ func (t *stateTable) expireLocked(now time.Time, leases int, short bool) {
 // for a client at addr, first dropping records to make room (issue 21: a
 // full table of one host's records used to refuse every other host):
 //
-//   - an address at its share (clientShareLocked) makes room only among
-//     its own records, an unconfirmed one first, then one whose lease ran
-//     out; failing that it is refused, and only it;
+//   - an address at its share (clientShareLocked; there is none while the
+//     table is less than half full) makes room only among its own
+//     records, an unconfirmed one first, then one whose lease ran out;
+//     failing that it is refused, and only it;
 //   - a full table drops an unconfirmed record first, whatever its age
 //     (RFC 8881 section 18.35.4 lets the server drop them at any time),
 //     then the clients whose lease ran out, courtesy clients included.
@@ -143,17 +144,24 @@ func (t *stateTable) warnShareLocked(now time.Time, addr netip.Addr) {
 }
 
 // clientShareLocked is how many client records the clients at addr may
-// hold: MaxClientsPerAddress, by default an eighth of the table and at
-// least 16; one for an address no export admits, since such a client can
-// do nothing but cost a record (issue 21).
+// hold. While the table is less than half full there is no share: one
+// address (a test suite, many clients behind one NAT) may use the quiet
+// half. Past that it is MaxClientsPerAddress, by default an eighth of the
+// table and at least 16, so one host can take at most half the table and
+// another host's newcomer always finds room (issue 21). An address no
+// export admits gets one record, whatever the table: its client can do
+// nothing but cost a record.
 func (t *stateTable) clientShareLocked(addr netip.Addr) int {
-	if !t.s.admitsAddr(addr) {
+	cfg := &t.s.cfg
+	switch {
+	case !t.s.admitsAddr(addr):
 		return 1
+	case len(t.clients) < cfg.MaxClients/2:
+		return cfg.MaxClients
+	case cfg.MaxClientsPerAddress > 0:
+		return cfg.MaxClientsPerAddress
 	}
-	if n := t.s.cfg.MaxClientsPerAddress; n > 0 {
-		return n
-	}
-	return max(16, t.s.cfg.MaxClients/8)
+	return max(16, cfg.MaxClients/8)
 }
 
 // victimLocked picks, among the records that match, the one to drop for a
@@ -230,8 +238,8 @@ func (c *client) hasState() bool { return len(c.sessions) > 0 || len(c.opens) > 
 
 // reserveSlotsLocked reserves reply cache memory for up to want slots
 // caching up to perSlot bytes each, for a session of a client at addr,
-// and returns how many it got: fewer when the server-wide budget or
-// addr's share of it (drcShare) runs low (RFC 8881 section 18.36.3 lets
+// and returns how many it got: fewer when the server-wide budget or,
+// once half of it is spent, addr's share of it (drcShare) runs low (RFC 8881 section 18.36.3 lets
 // the server lower ca_maxrequests), and never none: as knfsd's
 // nfsd4_get_drc_mem, "one slot is better than failure", even when that
 // one slot goes over the budget (issue 21: a spent budget used to answer
@@ -251,15 +259,22 @@ func (t *stateTable) reserveSlotsLocked(addr netip.Addr, want, perSlot uint32) u
 }
 
 // drcLeftLocked is the reply cache memory a new session of a client at
-// addr may still reserve: what is left of the budget and of addr's share.
+// addr may still reserve: what is left of the budget and, once half of it
+// is spent, of addr's share (as with client records, one address may use
+// the quiet half; then another host's sessions find the rest).
 func (t *stateTable) drcLeftLocked(addr netip.Addr) int64 {
-	left := min(t.s.cfg.ReplyCacheMemory-t.drcUsed, t.drcShare()-t.useOf(addr).drc)
+	total := t.s.cfg.ReplyCacheMemory
+	left := total - t.drcUsed
+	if t.drcUsed >= total/2 {
+		left = min(left, t.drcShare()-t.useOf(addr).drc)
+	}
 	return max(left, 0)
 }
 
 // drcShare is the reply cache memory the sessions of one address may
-// reserve: an eighth of the budget, or one session of the most slots at
-// the largest cached reply when that is more (small budgets).
+// reserve once half the budget is spent: an eighth of the budget, or one
+// session of the most slots at the largest cached reply when that is
+// more (small budgets).
 func (t *stateTable) drcShare() int64 {
 	cfg := &t.s.cfg
 	return max(cfg.ReplyCacheMemory/8, slotsCost(uint32(cfg.Slots), uint32(cfg.MaxCachedReply)))
