@@ -238,13 +238,13 @@ func (c *client) hasState() bool { return len(c.sessions) > 0 || len(c.opens) > 
 
 // reserveSlotsLocked reserves reply cache memory for up to want slots
 // caching up to perSlot bytes each, for a session of a client at addr,
-// and returns how many it got: fewer when the server-wide budget or,
-// once half of it is spent, addr's share of it (drcShare) runs low (RFC 8881 section 18.36.3 lets
-// the server lower ca_maxrequests), and never none: as knfsd's
-// nfsd4_get_drc_mem, "one slot is better than failure", even when that
-// one slot goes over the budget (issue 21: a spent budget used to answer
-// every CREATE_SESSION NFS4ERR_DELAY). What that can overspend is bounded
-// by the client and session caps.
+// and returns how many it got: fewer when the server-wide budget or, once
+// half of it is spent, addr's share of it (drcShare) runs low (RFC 8881
+// section 18.36.3 lets the server lower ca_maxrequests), and never none:
+// as knfsd's nfsd4_get_drc_mem, "one slot is better than failure", even
+// when that one slot goes over the budget (issue 21: a spent budget used
+// to answer every CREATE_SESSION NFS4ERR_DELAY). What that can overspend
+// is one slot per session, so the client and session caps bound it.
 func (t *stateTable) reserveSlotsLocked(addr netip.Addr, want, perSlot uint32) uint32 {
 	n := min(int64(want), t.drcLeftLocked(addr)/slotsCost(1, perSlot))
 	if n <= 0 && t.dropCourtesyLocked(time.Now()) > 0 {
