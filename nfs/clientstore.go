@@ -1,12 +1,12 @@
 package nfs
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
 // clientStore keeps, in the state directory, the clients that may reclaim
@@ -30,6 +32,7 @@ import (
 // enough that a whole rewrite costs nothing worth measuring.
 type clientStore struct {
 	dir string // "": nothing is kept (tests, and servers without a state directory)
+	log *slog.Logger
 
 	mu      sync.Mutex    // serialises writes
 	written atomic.Uint64 // generation of the list last written
@@ -47,8 +50,11 @@ const clientStoreHeader = "nfsd-uring clients 1"
 func (cs *clientStore) path() string { return filepath.Join(cs.dir, "clients") }
 
 // load reads the list a previous server instance left. A missing file is
-// an empty list; a damaged one is an error, since starting without it
-// would refuse every client's reclaim.
+// an empty list. A line that cannot be read is logged and skipped: one bad
+// record costs that client its reclaim, not every client theirs (issue 21:
+// a line the server itself wrote once stopped every later start). A file
+// without the header is an error: it is not a list this server wrote, and
+// starting without it would refuse every client's reclaim.
 func (cs *clientStore) load() ([]clientRecord, error) {
 	if cs.dir == "" {
 		return nil, nil
@@ -60,31 +66,62 @@ func (cs *clientStore) load() ([]clientRecord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nfs: state directory: %w", err)
 	}
-	return parseClientRecords(b)
+	recs, bad, err := parseClientRecords(b)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range bad {
+		cs.logger().Warn("state directory: clients file line is damaged and skipped: that client cannot reclaim its state", "file", cs.path(), "line", n)
+	}
+	return recs, nil
 }
 
-func parseClientRecords(b []byte) ([]clientRecord, error) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 4096), 4096)
-	if !sc.Scan() || sc.Text() != clientStoreHeader {
-		return nil, fmt.Errorf("nfs: state directory: clients file has no %q header (removing the file lets the server start, but then no client can reclaim its state)", clientStoreHeader)
+func (cs *clientStore) logger() *slog.Logger {
+	if cs.log == nil {
+		return slog.Default()
 	}
-	var out []clientRecord
-	for sc.Scan() {
-		p, h, ok := bytes.Cut(sc.Bytes(), []byte{' '})
-		uid, err := strconv.ParseUint(string(p), 10, 32)
-		owner, err2 := hex.DecodeString(string(h))
-		if !ok || err != nil || err2 != nil || len(owner) == 0 || len(owner) > 1024 {
-			return nil, fmt.Errorf("nfs: state directory: clients file line %d is damaged (removing the file lets the server start, but then no client can reclaim its state)", len(out)+2)
+	return cs.log
+}
+
+// parseClientRecords reads a clients file: its records, and the numbers of
+// the lines that hold none. Only a missing header is an error.
+func parseClientRecords(b []byte) (recs []clientRecord, bad []int, err error) {
+	header, rest, _ := bytes.Cut(b, []byte{'\n'})
+	if string(header) != clientStoreHeader {
+		return nil, nil, fmt.Errorf("nfs: state directory: clients file has no %q header (removing the file lets the server start, but then no client can reclaim its state)", clientStoreHeader)
+	}
+	for n := 2; len(rest) > 0; n++ {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte{'\n'})
+		r, ok := parseClientRecord(line)
+		if !ok {
+			bad = append(bad, n)
+			continue
 		}
-		out = append(out, clientRecord{owner: string(owner), principal: uint32(uid)})
+		recs = append(recs, r)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("nfs: state directory: clients file: %w", err)
-	}
-	return out, nil
+	return recs, bad, nil
 }
 
+// parseClientRecord reads one "PRINCIPAL HEXOWNER" line.
+func parseClientRecord(line []byte) (clientRecord, bool) {
+	p, h, ok := bytes.Cut(line, []byte{' '})
+	uid, err := strconv.ParseUint(string(p), 10, 32)
+	owner, err2 := hex.DecodeString(string(h))
+	r := clientRecord{owner: string(owner), principal: uint32(uid)}
+	return r, ok && err == nil && err2 == nil && r.valid()
+}
+
+// valid reports whether r is a record the clients file can hold: an owner
+// EXCHANGE_ID accepts (1 to NFS4_OPAQUE_LIMIT bytes, RFC 8881 section
+// 18.35.1). formatClientRecords writes only these, so every line it writes
+// parses back.
+func (r clientRecord) valid() bool {
+	return len(r.owner) > 0 && len(r.owner) <= nfs4.OpaqueLimit
+}
+
+// formatClientRecords is the clients file for recs, leaving out any record
+// parseClientRecords would refuse.
 func formatClientRecords(recs []clientRecord) []byte {
 	slices.SortFunc(recs, func(a, b clientRecord) int {
 		if c := strings.Compare(a.owner, b.owner); c != 0 {
@@ -95,7 +132,9 @@ func formatClientRecords(recs []clientRecord) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(clientStoreHeader + "\n")
 	for _, r := range recs {
-		fmt.Fprintf(&buf, "%d %s\n", r.principal, hex.EncodeToString([]byte(r.owner)))
+		if r.valid() {
+			fmt.Fprintf(&buf, "%d %s\n", r.principal, hex.EncodeToString([]byte(r.owner)))
+		}
 	}
 	return buf.Bytes()
 }

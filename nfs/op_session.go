@@ -1,6 +1,7 @@
 package nfs
 
 import (
+	"net/netip"
 	"slices"
 	"time"
 
@@ -67,7 +68,10 @@ func opExchangeID(c *compound) uint32 {
 	flags := d.Uint32()
 	sp := decodeStateProtect(d)
 	skipImplID(d)
-	if d.Err() != nil {
+	// A zero-length co_ownerid names no client; knfsd's decoder refuses
+	// it (nfsd4_decode_opaque: nfserr_bad_xdr). Accepted, it made a
+	// client record the clients file could not hold (issue 21).
+	if d.Err() != nil || len(owner) == 0 {
 		return nfs4.ErrBadXDR
 	}
 	if sp != nfs4.OK {
@@ -77,7 +81,7 @@ func opExchangeID(c *compound) uint32 {
 		nfs4.ExchgIDUseNonPNFS|nfs4.ExchgIDUsePNFSMDS|nfs4.ExchgIDUsePNFSDS|nfs4.ExchgIDUpdConfirmedRecA) != 0 {
 		return nfs4.ErrInval
 	}
-	cl, st := c.s.state.exchangeID(string(owner), verf, c.caller.UID, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
+	cl, st := c.s.state.exchangeID(c.conn.addr, string(owner), verf, c.caller.UID, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
 	if st != nfs4.OK {
 		return st
 	}
@@ -115,11 +119,12 @@ func viewOf(c *client) clientView { return clientView{c.id, c.csSeq, c.confirmed
 
 // exchangeID finds or makes the client record for owner, following the
 // case table of RFC 8881 section 18.35.4 as knfsd's nfsd4_exchange_id
-// does. The principal is the AUTH_SYS uid of the caller. t.owners holds
+// does. The principal is the AUTH_SYS uid of the caller, addr the address
+// it called from (a new record counts against it). t.owners holds
 // the confirmed record of each owner, t.unconfirmed the unconfirmed one;
 // an owner may have both while a rebooted client (case 5) is confirming
 // its new record.
-func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update bool) (clientView, uint32) {
+func (t *stateTable) exchangeID(addr netip.Addr, owner string, verf [8]byte, uid uint32, update bool) (clientView, uint32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	conf := t.owners[owner]
@@ -157,16 +162,17 @@ func (t *stateTable) exchangeID(owner string, verf [8]byte, uid uint32, update b
 	if replaced != nil {
 		t.removeClientLocked(replaced)
 	}
-	if !t.roomForClientLocked() {
+	if !t.roomForClientLocked(addr) {
 		return clientView{}, nfs4.ErrDelay
 	}
 	c := &client{
-		id: t.newClientID(), owner: owner, verifier: verf, principal: uid, csSeq: 1,
+		id: t.newClientID(), owner: owner, verifier: verf, principal: uid, addr: addr, csSeq: 1,
 		sessions: make(map[[nfs4.SessionIDSize]byte]*session),
 		opens:    make(map[openKey]*openState),
 	}
 	c.renew()
 	t.clients[c.id] = c
+	t.useOf(addr).clients++
 	t.unconfirmed[owner] = c
 	return viewOf(c), nfs4.OK
 }
@@ -305,10 +311,15 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	}
 	// Checked before the sequence id moves: a refused CREATE_SESSION is
 	// not one the client's retry would replay.
-	fore.maxReqs = t.reserveSlotsLocked(fore.maxReqs, fore.maxRespCached)
-	if fore.maxReqs == 0 {
-		return nfs4.ErrDelay
+	if !t.s.admitsAddr(c.conn.addr) {
+		// No export admits this address: its client could do nothing
+		// with a session but hold memory, so its record stays
+		// unconfirmed, the first to go (issue 21). NFS4ERR_PERM, the
+		// error knfsd gives a client the exports refuse (its insecure
+		// port check), ends a Linux mount at once.
+		return nfs4.ErrPerm
 	}
+	fore.maxReqs = t.reserveSlotsLocked(cl.addr, fore.maxReqs, fore.maxRespCached)
 	cl.csSeq++
 	if !cl.confirmed {
 		t.confirmLocked(cl)
@@ -335,6 +346,17 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	back.encode(c.e)
 	cl.csReply = append(cl.csReply[:0], c.e.Header()[start:]...)
 	return nfs4.OK
+}
+
+// admitsAddr reports whether some export's client specs name a: a client
+// there may use the server (the source port is checked per request).
+func (s *Server) admitsAddr(a netip.Addr) bool {
+	for _, e := range s.table().exports {
+		if _, ok := e.access(a); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // confirmLocked makes cl its owner's confirmed record; a rebooted client's

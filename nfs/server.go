@@ -64,6 +64,7 @@ type Config struct {
 	// Caps on per-client state (defaults in limits.go). Past them a
 	// client gets an NFS error, never more of the server's memory.
 	MaxClients             int // client records (EXCHANGE_ID answers NFS4ERR_DELAY past it)
+	MaxClientsPerAddress   int // client records from one IP address (0: MaxClients/8, at least 16; NFS4ERR_DELAY past it, for that address only)
 	MaxSessionsPerClient   int // CREATE_SESSION answers NFS4ERR_NOSPC past it
 	MaxOpensPerClient      int // open and lock stateids (NFS4ERR_RESOURCE past it)
 	MaxLockRangesPerClient int // byte-range locks held (NFS4ERR_RESOURCE past it)

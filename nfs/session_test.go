@@ -262,7 +262,8 @@ func TestReqTooBig(t *testing.T) {
 }
 
 // TestSessionAndClientCaps: sessions per client and clients are capped,
-// with the RFC's errors, and expired or unconfirmed clients make room.
+// with the RFC's errors; a full table drops an unconfirmed record at once,
+// whatever its age, and makes room from clients whose lease ran out.
 func TestSessionAndClientCaps(t *testing.T) {
 	h := newHarnessCfg(t, func(c *Config) { c.MaxSessionsPerClient = 2; c.MaxClients = 2 })
 	h.session()
@@ -290,19 +291,25 @@ func TestSessionAndClientCaps(t *testing.T) {
 	if st, _ := exchange(h.peer(0, "second")); st != nfs4.OK {
 		t.Fatalf("second client: %d", st)
 	}
-	if st, _ := exchange(h.peer(0, "third")); st != nfs4.ErrDelay {
-		t.Fatalf("third client: %d", st)
+	// The table is full; the unconfirmed second client goes at once.
+	third := h.peer(0, "third")
+	st, id := exchange(third)
+	if st != nfs4.OK {
+		t.Fatalf("third client beside an unconfirmed one: %d", st)
 	}
-	// The unconfirmed second client ages out: room again.
+	if st, _ := third.createSession(id, 1, defaultFore); st != nfs4.OK {
+		t.Fatalf("third client's CREATE_SESSION: %d", st)
+	}
+	// Two live confirmed clients: a fourth waits.
+	if st, _ := exchange(h.peer(0, "fourth")); st != nfs4.ErrDelay {
+		t.Fatalf("fourth client beside two live ones: %d", st)
+	}
+	// The third client's lease runs out: room again.
 	h.s.state.mu.Lock()
-	for _, c := range h.s.state.clients {
-		if !c.confirmed {
-			c.renewed.Store(time.Now().Add(-2 * unconfirmedTTL).UnixNano())
-		}
-	}
+	h.s.state.clients[id].renewed.Store(time.Now().Add(-2 * time.Duration(h.s.cfg.LeaseTime) * time.Second).UnixNano())
 	h.s.state.mu.Unlock()
-	if st, _ := exchange(h.peer(0, "third")); st != nfs4.OK {
-		t.Fatalf("third client after the unconfirmed one aged: %d", st)
+	if st, _ := exchange(h.peer(0, "fourth")); st != nfs4.OK {
+		t.Fatalf("fourth client after the third one's lease ran out: %d", st)
 	}
 	// The periodic reaper drops unconfirmed clients too.
 	h.s.state.expire(time.Now().Add(2 * unconfirmedTTL))
@@ -550,9 +557,9 @@ func TestIDsUnguessable(t *testing.T) {
 }
 
 // TestReplyCacheBudget: the reply caches of all sessions share one budget
-// (knfsd's DRC memory): sessions get fewer slots as it runs low, none
-// (NFS4ERR_DELAY) when it is spent, and a destroyed session gives its
-// share back.
+// (knfsd's DRC memory): sessions get fewer slots as it runs low, one when
+// it is spent (knfsd: "one slot is better than failure"; it used to be
+// NFS4ERR_DELAY), and a destroyed session gives its share back.
 func TestReplyCacheBudget(t *testing.T) {
 	perSlot := slotsCost(1, 8192)
 	h := newHarnessCfg(t, func(c *Config) { c.ReplyCacheMemory = 10 * perSlot })
@@ -560,17 +567,20 @@ func TestReplyCacheBudget(t *testing.T) {
 	if n := len(h.s.state.session(h.sess[:]).slots); n != 10 {
 		t.Fatalf("first session: %d slots, want 10", n)
 	}
-	if st, _ := h.createSession(h.clid, 2, defaultFore); st != nfs4.ErrDelay {
-		t.Fatalf("second session with the budget spent: %d", st)
+	st, one := h.createSession(h.clid, 2, defaultFore)
+	if st != nfs4.OK || len(h.s.state.session(one[:]).slots) != 1 {
+		t.Fatalf("second session with the budget spent: %d, want OK with one slot", st)
 	}
-	_, st, _ := h.compound(1, func(e *xdr.Encoder) {
-		e.Uint32(nfs4.OpDestroySession)
-		e.Fixed(h.sess[:])
-	})
-	if st != nfs4.OK {
-		t.Fatalf("DESTROY_SESSION: %d", st)
+	for _, id := range [][16]byte{h.sess, one} {
+		_, st, _ := h.compound(1, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpDestroySession)
+			e.Fixed(id[:])
+		})
+		if st != nfs4.OK {
+			t.Fatalf("DESTROY_SESSION: %d", st)
+		}
 	}
-	st, id := h.createSession(h.clid, 2, defaultFore)
+	st, id := h.createSession(h.clid, 3, defaultFore)
 	if st != nfs4.OK || len(h.s.state.session(id[:]).slots) != 10 {
 		t.Fatalf("session after the first was destroyed: %d", st)
 	}

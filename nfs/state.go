@@ -4,8 +4,10 @@ import (
 	crand "crypto/rand"
 	"encoding/binary"
 	"math/rand/v2"
+	"net/netip"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
@@ -43,13 +45,26 @@ type stateTable struct {
 	// confirmed one: RFC 8881 section 18.35.4 lets an owner have both
 	// while a rebooted client confirms its new record.
 	unconfirmed map[string]*client
+
+	// byAddr is what each client address holds: client records and
+	// reply cache memory, each capped at a share of the whole (limits.go)
+	// so that one host cannot lock every other out (issue 21).
+	byAddr      map[netip.Addr]*addrUse
+	shareWarned time.Time // when an address was last logged for holding its share
+}
+
+// addrUse is what the clients of one address hold.
+type addrUse struct {
+	clients int   // client records, confirmed or not
+	drc     int64 // reply cache memory their sessions reserved
 }
 
 type client struct {
 	id        uint64
 	owner     string
 	verifier  [8]byte
-	principal uint32 // uid of the EXCHANGE_ID caller
+	principal uint32     // uid of the EXCHANGE_ID caller
+	addr      netip.Addr // the address its EXCHANGE_ID came from: its record and sessions count against it
 	confirmed bool
 	// csSeq is the sequence id the next CREATE_SESSION must carry; csReply
 	// caches the last CREATE_SESSION result for its replay.
@@ -140,9 +155,10 @@ func newStateTable(s *Server) *stateTable {
 		clients: make(map[uint64]*client),
 		owners:  make(map[string]*client),
 		records: make(map[string]clientRecord),
-		store:   clientStore{dir: s.cfg.StateDir},
+		store:   clientStore{dir: s.cfg.StateDir, log: s.log},
 
 		unconfirmed: make(map[string]*client),
+		byAddr:      make(map[netip.Addr]*addrUse),
 	}
 }
 
@@ -192,7 +208,11 @@ func (t *stateTable) removeClientLocked(c *client) {
 		t.dropLocked(o)
 	}
 	t.forgetRecordLocked(c)
-	delete(t.clients, c.id)
+	if t.clients[c.id] == c {
+		delete(t.clients, c.id)
+		t.useOf(c.addr).clients--
+		t.tidyUse(c.addr)
+	}
 	if t.owners[c.owner] == c {
 		delete(t.owners, c.owner)
 	}

@@ -80,6 +80,7 @@ func printVersion() {
 type settings struct {
 	cores, maxIO, slots                       int
 	maxClients, maxSessions, maxOpens, maxLks int
+	maxClientsAddr                            int
 	maxCached, maxConns, maxPartial, maxQueue int
 	cacheMem                                  int64
 	prof, metricsAddr                         string
@@ -108,7 +109,7 @@ func validate(s settings) error {
 	for _, f := range []struct {
 		name string
 		v    int64
-	}{{"max-clients", int64(s.maxClients)}, {"max-sessions", int64(s.maxSessions)}, {"max-opens", int64(s.maxOpens)},
+	}{{"max-clients", int64(s.maxClients)}, {"max-clients-per-addr", int64(s.maxClientsAddr)}, {"max-sessions", int64(s.maxSessions)}, {"max-opens", int64(s.maxOpens)},
 		{"max-lock-ranges", int64(s.maxLks)}, {"max-cached-reply", int64(s.maxCached)}, {"reply-cache-mem", s.cacheMem},
 		{"max-conns", int64(s.maxConns)}, {"max-partial-bytes", int64(s.maxPartial)}, {"max-queued-bytes", int64(s.maxQueue)}} {
 		if f.v < 0 {

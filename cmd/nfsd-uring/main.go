@@ -100,6 +100,7 @@ func run() error {
 	writebackAfter := flag.Int64("writeback-after", engine.DefaultWritebackAfter, "start writing a file's dirty pages to disk once this many bytes were written to it through the page cache (sync_file_range), so a COMMIT finds them mostly written; 0: leave it to the kernel")
 	ioMode := flag.String("io-mode", "direct", "write I/O: direct (O_DIRECT for aligned large writes, split head/middle/tail for misaligned ones), dontcache (RWF_DONTCACHE) or buffered")
 	maxClients := flag.Int("max-clients", 0, "client records kept at once (0: default 1024); past it EXCHANGE_ID answers NFS4ERR_DELAY")
+	maxClientsAddr := flag.Int("max-clients-per-addr", 0, "client records kept for one client IP address (0: max-clients/8, at least 16); past it EXCHANGE_ID from that address answers NFS4ERR_DELAY")
 	maxSessions := flag.Int("max-sessions", 0, "sessions per client (0: default 16); past it CREATE_SESSION answers NFS4ERR_NOSPC")
 	maxOpens := flag.Int("max-opens", 0, "open and lock stateids per client (0: default 8192); past it NFS4ERR_RESOURCE")
 	maxLocks := flag.Int("max-lock-ranges", 0, "byte-range locks per client (0: default 8192); past it NFS4ERR_RESOURCE")
@@ -124,7 +125,7 @@ func run() error {
 		printVersion()
 		return nil
 	}
-	if err := validate(settings{cores: *cores, maxIO: *maxIO, slots: *slots, maxClients: *maxClients, maxSessions: *maxSessions,
+	if err := validate(settings{cores: *cores, maxIO: *maxIO, slots: *slots, maxClients: *maxClients, maxClientsAddr: *maxClientsAddr, maxSessions: *maxSessions,
 		maxOpens: *maxOpens, maxLks: *maxLocks, maxCached: *maxCached, maxConns: *maxConns, maxPartial: *maxPartial,
 		maxQueue: *maxQueued, cacheMem: *cacheMem, prof: *prof, metricsAddr: *metricsAddr, debug: *debugOn}); err != nil {
 		return err
@@ -177,7 +178,7 @@ func run() error {
 	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
 	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
-		MaxClients: *maxClients, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
+		MaxClients: *maxClients, MaxClientsPerAddress: *maxClientsAddr, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
 		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats})
 	if err != nil {
