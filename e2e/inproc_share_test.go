@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/nfsd-uring/nfsd-uring/client"
+	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
@@ -108,4 +110,46 @@ func TestOpenStateidAfterChmod(t *testing.T) {
 	if fi, _ := os.Stat(p); fi.Size() != 64<<10 {
 		t.Errorf("size %d after the refused truncate", fi.Size())
 	}
+}
+
+// A delegation belongs to the file too: a read delegation granted through
+// /a is recalled by another client's write open through /b.
+func TestDelegationRecallAcrossExports(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "f"), []byte("data"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	list := parseExports(t, dir+"=/a *(rw,insecure,no_root_squash)", sub+"=/b *(rw,insecure,no_root_squash)")
+	addr, _ := serve(t, testEngine(), nfs.Config{Exports: list, Delegations: true}, engine.Options{})
+	ctx := ctxT(t)
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	b := dialDeleg(t, addr, client.Options{})
+	dirA, err := a.LookupPath(ctx, "/a/sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirB, err := b.LookupPath(ctx, "/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa, err := a.Open(ctx, dirA, "f", nfs4.ShareAccessRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("read open through /a: delegation type %d, want read", fa.Open.Deleg)
+	}
+	fw, err := b.Open(ctx, dirB, "f", nfs4.ShareAccessWrite)
+	if err != nil {
+		t.Fatalf("write open through /b: %v", err)
+	}
+	if a.Recalls() != 1 || a.DelegReturns() != 1 {
+		t.Errorf("write open through /b: recalls %d, returns %d; want 1, 1", a.Recalls(), a.DelegReturns())
+	}
+	b.CloseFile(ctx, fw.FH, fw.Stateid)
+	a.CloseFile(ctx, fa.FH, fa.Stateid)
 }
