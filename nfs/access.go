@@ -157,17 +157,6 @@ func kernelRights(n *node, cr Cred, need uint32) uint32 {
 	return got
 }
 
-// mayRead checks that the caller may read regular file n (attributes st)
-// as knfsd's nfsd_permission does for a READ: the owner always may (a file
-// chmod'ed 0 after its open stays readable), as may anyone who may read or
-// execute it (a client runs binaries of mode 111 by reading them).
-func (c *compound) mayRead(n *node, st *unix.Stat_t) uint32 {
-	if c.cred.UID == st.Uid || c.rights(n, st, mayRead|mayExec)&(mayRead|mayExec) != 0 {
-		return nfs4.OK
-	}
-	return nfs4.ErrAccess
-}
-
 // mayLookup checks that the caller may search directory n (attributes st):
 // knfsd's nfsd_lookup asks NFSD_MAY_EXEC of the directory.
 func (c *compound) mayLookup(n *node, st *unix.Stat_t) uint32 {
@@ -198,12 +187,22 @@ func (c *compound) mayReaddir() uint32 {
 // checkRead checks a stateid of client cl for reading n (special
 // stateids pass; others as find says, and for n only), and reports
 // whether it is the caller's own open (or lock) stateid for n from an open
-// that included read: that OPEN checked permission, so the READ need not
-// (and a chmod since the open must not break it). Special stateids and
-// write-only opens leave the check to mayRead. It takes no lock (see
-// find): every stateful READ calls it.
+// that included read: such a READ may skip its fstat (sizeHint), its
+// permission checked against the node's verdict (ioperm.go). It takes no
+// lock (see find): every stateful READ calls it.
 func (t *stateTable) checkRead(sid nfs4.Stateid, n *node, cl *client) (opened bool, status uint32) {
-	if sid == nfs4.AnonStateid || sid == nfs4.BypassStateid {
+	if sid == nfs4.BypassStateid {
+		// RFC 8881 section 8.2.3: READ with the bypass stateid may
+		// ignore share reservations; knfsd's check_special_stateids
+		// lets it through.
+		return false, nfs4.OK
+	}
+	if sid == nfs4.AnonStateid {
+		// No open: the share reservations of every open of the file
+		// hold against it (issue 21 finding 7).
+		if t.specialDenied(n, nfs4.ShareDenyRead) {
+			return false, nfs4.ErrLocked
+		}
 		return false, nfs4.OK
 	}
 	o, st := t.find(cl, sid)

@@ -423,39 +423,48 @@ func TestAccessAnswersForTheCaller(t *testing.T) {
 	}
 }
 
-// TestOpenStateidReadsAfterChmod: a READ with the caller's own open
-// stateid is not checked again (the OPEN was), so a chmod after the open
-// does not break it, while the anonymous stateid is checked.
-func TestOpenStateidReadsAfterChmod(t *testing.T) {
+// TestDenyReadNeedsWritePermission: DENY_READ keeps others from reading,
+// so knfsd's do_open_permission asks MAY_WRITE for it: a user who may
+// only read a file cannot take DENY_READ (or DENY_BOTH) and lock its
+// owner out, while DENY_WRITE needs nothing more. Issue 21 finding 5.
+func TestDenyReadNeedsWritePermission(t *testing.T) {
 	h := permTree(t)
-	d, st := h.opsAs(as1000, 2, func(e *xdr.Encoder) {
-		e.Uint32(nfs4.OpPutrootfh)
-		e.Uint32(nfs4.OpOpen)
-		e.Uint32(0)
-		e.Uint32(nfs4.ShareAccessRead)
-		e.Uint32(nfs4.ShareDenyNone)
-		e.Uint64(h.clientID())
-		e.String("owner-1000")
-		e.Uint32(nfs4.OpenNoCreate)
-		e.Uint32(nfs4.ClaimNull)
-		e.String("pub")
+	root := h.rootFH()
+	for _, deny := range []uint32{nfs4.ShareDenyRead, nfs4.ShareDenyBoth} {
+		if st, _ := h.openIn(as1000, root, "pub", "reader", nfs4.ShareAccessRead, deny); st != nfs4.ErrAccess {
+			t.Errorf("OPEN pub (0644 root) deny %d as uid 1000: %d, want NFS4ERR_ACCESS", deny, st)
+		}
+	}
+	if got := h.readAs(asRoot, h.pathFH("pub"), nfs4.OpRead, nfs4.AnonStateid); got != nfs4.OK {
+		t.Errorf("the owner's READ after the refused DENY_READ: %d", got)
+	}
+	if st, _ := h.openIn(as1000, root, "pub", "reader", nfs4.ShareAccessRead, nfs4.ShareDenyWrite); st != nfs4.OK {
+		t.Errorf("OPEN pub deny WRITE as uid 1000: %d, want OK", st)
+	}
+	if st, _ := h.openIn(asRoot, root, "secret", "owner", nfs4.ShareAccessRead, nfs4.ShareDenyBoth); st != nfs4.OK {
+		t.Errorf("OPEN secret deny BOTH as root: %d, want OK", st)
+	}
+}
+
+// TestDenyReadOnReadOnlyExport: on a read-only export DENY_READ is
+// refused with NFS4ERR_ROFS (knfsd: MAY_WRITE on a read-only export),
+// even for root; a plain read open still works.
+func TestDenyReadOnReadOnlyExport(t *testing.T) {
+	ro := ClientOptions{ReadOnly: true, Squash: NoRootSquash, AnonUID: defaultAnonID, AnonGID: defaultAnonID, Insecure: true}
+	h := newHarnessCfg(t, func(cfg *Config) {
+		cfg.Exports[0].Clients = []ClientRule{{Spec: "*", Any: true, Options: ro}}
+		cfg.StateDir = t.TempDir()
 	})
-	if st != nfs4.OK {
-		t.Fatalf("OPEN pub as uid 1000: %d", st)
+	h.write("f", []byte("data"))
+	h.session()
+	root := h.rootFH()
+	for _, deny := range []uint32{nfs4.ShareDenyRead, nfs4.ShareDenyBoth} {
+		if st, _ := h.openIn(asRoot, root, "f", "o", nfs4.ShareAccessRead, deny); st != nfs4.ErrRofs {
+			t.Errorf("OPEN deny %d on a ro export: %d, want NFS4ERR_ROFS", deny, st)
+		}
 	}
-	skipSequence(t, d)
-	opResult(t, d, nfs4.OpPutrootfh, nfs4.OK)
-	opResult(t, d, nfs4.OpOpen, nfs4.OK)
-	sid := nfs4.DecodeStateid(d)
-	if err := os.Chmod(filepath.Join(h.dir, "pub"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fh := h.pathFH("pub")
-	if got := h.readAs(as1000, fh, nfs4.OpRead, sid); got != nfs4.OK {
-		t.Errorf("READ with the open stateid after chmod: %d", got)
-	}
-	if got := h.readAs(as1000, fh, nfs4.OpRead, nfs4.AnonStateid); got != nfs4.ErrAccess {
-		t.Errorf("READ with the anonymous stateid after chmod: %d", got)
+	if st, _ := h.openIn(asRoot, root, "f", "o", nfs4.ShareAccessRead, nfs4.ShareDenyWrite); st != nfs4.OK {
+		t.Errorf("OPEN deny WRITE on a ro export: %d, want OK", st)
 	}
 }
 

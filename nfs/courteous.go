@@ -50,8 +50,11 @@ func (t *stateTable) shareConflictLocked(cl *client, n *node, key openKey, acces
 	now := time.Now()
 	for {
 		var other *openState
-		for _, o := range n.opens {
-			if (o.client != cl || o.key != key) && (o.deny&access != 0 || deny&o.access.Load() != 0) {
+		// The owner's own open of the file through another export (another
+		// node) is the same owner's: no conflict, as in knfsd, where an
+		// owner has one open per file.
+		for _, o := range t.peekFileLocked(n).opens {
+			if (o.client != cl || o.key.owner != key.owner) && (o.deny&access != 0 || deny&o.access.Load() != 0) {
 				other = o
 				break
 			}
@@ -71,7 +74,7 @@ func (t *stateTable) shareConflictLocked(cl *client, n *node, key openKey, acces
 func (t *stateTable) lockConflictLocked(n *node, cl *client, owner string, start, end uint64, write bool) *lockRange {
 	now := time.Now()
 	for {
-		l := conflict(n.locks, cl, owner, start, end, write)
+		l := conflict(t.peekFileLocked(n).locks, cl, owner, start, end, write)
 		if l == nil || !t.expireCourtesyLocked(l.st.client, now) {
 			return l
 		}

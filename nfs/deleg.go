@@ -152,7 +152,8 @@ func (c *compound) grantDeleg(n *node, access, want uint32) delegGrant {
 func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, o := range n.opens {
+	f := t.fileLocked(n)
+	for _, o := range f.opens {
 		if o.client == cl {
 			continue
 		}
@@ -160,7 +161,7 @@ func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint3
 			return nfs4.Stateid{}, nfs4.WhyNoDelegContention + 1
 		}
 	}
-	for _, o := range n.delegs {
+	for _, o := range f.delegs {
 		// A client holds one delegation per file; a conflicting or
 		// recalled one of another client's stops a new grant.
 		if o.client == cl || typ == nfs4.DelegateWrite || o.deleg.typ == nfs4.DelegateWrite || !o.deleg.recalled.IsZero() {
@@ -168,6 +169,7 @@ func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint3
 		}
 	}
 	if len(cl.opens) >= t.s.cfg.MaxOpensPerClient {
+		t.tidyFileLocked(n)
 		return nfs4.Stateid{}, nfs4.WhyNoDelegResource + 1
 	}
 	o := &openState{other: t.newOther(), client: cl, node: n,
@@ -181,7 +183,7 @@ func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint3
 	}
 	cl.opens[o.key] = o
 	t.opens.put(o.other, o)
-	n.delegs = append(n.delegs, o)
+	f.delegs = append(f.delegs, o)
 	return nfs4.Stateid{Seqid: 1, Other: o.other}, 0
 }
 
@@ -197,13 +199,14 @@ func (t *stateTable) unlinkDelegLocked(o *openState) {
 // detachDelegLocked takes a delegation off its file: it no longer
 // conflicts with anything, and whoever waits for it is woken.
 func (t *stateTable) detachDelegLocked(o *openState) {
-	n := o.node
-	for i, x := range n.delegs {
+	f := t.fileLocked(o.node)
+	for i, x := range f.delegs {
 		if x == o {
-			n.delegs = append(n.delegs[:i], n.delegs[i+1:]...)
+			f.delegs = append(f.delegs[:i], f.delegs[i+1:]...)
 			break
 		}
 	}
+	t.tidyFileLocked(o.node)
 	delete(t.dl.recalling, o)
 	close(o.deleg.gone)
 	if o.deleg.typ == nfs4.DelegateWrite {
@@ -242,7 +245,7 @@ func conflictsLocked(o *openState, cl *client, write bool) bool {
 // delegConflictLocked reports whether another client's delegation on n
 // conflicts with an access by cl.
 func (t *stateTable) delegConflictLocked(cl *client, n *node, write bool) bool {
-	for _, o := range n.delegs {
+	for _, o := range t.peekFileLocked(n).delegs {
 		if conflictsLocked(o, cl, write) {
 			return true
 		}
@@ -261,11 +264,12 @@ func (s *Server) breakDelegs(cl *client, n *node, write bool) uint32 {
 	var recall []*openState
 	var wait []chan struct{}
 	t.mu.Lock()
-	if len(n.delegs) == 0 {
+	delegs := t.peekFileLocked(n).delegs
+	if len(delegs) == 0 {
 		t.mu.Unlock()
 		return nfs4.OK
 	}
-	for _, o := range append([]*openState(nil), n.delegs...) {
+	for _, o := range append([]*openState(nil), delegs...) {
 		if !conflictsLocked(o, cl, write) {
 			continue
 		}
@@ -388,7 +392,7 @@ func (c *compound) delegAttrs(n *node, req nfs4.Bitmap, st *unix.Stat_t) {
 	cl := c.sess.client
 	var holder *session
 	t.mu.Lock()
-	for _, o := range n.delegs {
+	for _, o := range t.peekFileLocked(n).delegs {
 		if o.client != cl && o.deleg.typ == nfs4.DelegateWrite {
 			for _, x := range o.client.sessions {
 				if x.canCall() {
@@ -537,7 +541,7 @@ func opWantDelegation(c *compound) uint32 {
 	var access uint32
 	t := c.s.state
 	t.mu.Lock()
-	for _, o := range c.cfh.opens {
+	for _, o := range t.peekFileLocked(c.cfh).opens {
 		if o.client == c.sess.client {
 			access |= o.access.Load()
 		}

@@ -29,6 +29,9 @@ type node struct {
 	// size is what the last fstat of a READ, READ_PLUS or SEEK saw, for
 	// opRead to skip its own (op_read.go, sizeHint); nil until then.
 	size atomic.Pointer[sizeHint]
+	// perm is the last caller's rights on the file, for the permission
+	// check of every READ and WRITE (ioperm.go); nil until then.
+	perm atomic.Pointer[ioPerm]
 
 	used   atomic.Bool // touched since the fd cache's last sweep
 	cached bool        // in the export's fd cache (under mu)
@@ -47,10 +50,8 @@ type node struct {
 	pub  struct{ read, direct, write, directWrite, path pubFD }
 	dead atomic.Bool // dropped from the table: close the descriptors at the last unpin
 
-	// Guarded by stateTable.mu, not mu.
-	opens  []*openState
-	delegs []*openState // delegations granted on the file (deleg.go)
-	locks  []lockRange
+	// Opens, delegations and locks are the file's, not the node's: see
+	// fileState (fileshare.go).
 }
 
 // nodeKey names a file: export, filesystem within it, inode. Two

@@ -198,7 +198,7 @@ func opLock(c *compound) uint32 {
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied
 	}
-	if s := t.setRangesLocked(st, append(cut(n.locks, st, start, end), lockRange{start, end, write, st})); s != nfs4.OK {
+	if s := t.setRangesLocked(st, append(cut(t.peekFileLocked(n).locks, st, start, end), lockRange{start, end, write, st})); s != nfs4.OK {
 		return s
 	}
 	out := nfs4.Stateid{Seqid: st.seq.Add(1), Other: st.other}
@@ -220,7 +220,8 @@ func (t *stateTable) setRangesLocked(st *openState, locks []lockRange) uint32 {
 	}
 	cl.lockRanges += ranges - st.lock.ranges
 	st.lock.ranges = ranges
-	st.node.locks = locks
+	t.fileLocked(st.node).locks = locks
+	t.tidyFileLocked(st.node)
 	return nfs4.OK
 }
 
@@ -256,7 +257,7 @@ func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, owner st
 
 // locksHeldLocked reports whether lock stateids of open o hold ranges.
 func (t *stateTable) locksHeldLocked(o *openState) bool {
-	for _, l := range o.node.locks {
+	for _, l := range t.peekFileLocked(o.node).locks {
 		if l.st.lock.open == o {
 			return true
 		}
@@ -351,7 +352,7 @@ func opLocku(c *compound) uint32 {
 		return nfs4.ErrBadStateid
 	}
 	// An unlock in the middle of a range splits it: capped like LOCK.
-	if s := t.setRangesLocked(st, cut(st.node.locks, st, start, end)); s != nfs4.OK {
+	if s := t.setRangesLocked(st, cut(t.peekFileLocked(st.node).locks, st, start, end)); s != nfs4.OK {
 		return s
 	}
 	out := nfs4.Stateid{Seqid: st.seq.Add(1), Other: st.other}

@@ -82,7 +82,12 @@ func opOpen(c *compound) uint32 {
 	if a.create && a.attrStatus != nfs4.OK {
 		return a.attrStatus
 	}
-	if (a.create || access&nfs4.ShareAccessWrite != 0) && c.readOnlyFH() {
+	// DENY_READ keeps others from reading: knfsd's do_open_permission
+	// asks NFSD_MAY_WRITE for it, so a read-only export refuses it and
+	// only a caller who may write the file may take it (issue 21
+	// finding 5: a reader could otherwise lock the owner out).
+	denyRead := a.deny&nfs4.ShareDenyRead != 0
+	if (a.create || access&nfs4.ShareAccessWrite != 0 || denyRead) && c.readOnlyFH() {
 		return nfs4.ErrRofs
 	}
 	res := openResult{}
@@ -97,7 +102,7 @@ func opOpen(c *compound) uint32 {
 	if s := openableType(&st); s != nfs4.OK {
 		return s
 	}
-	if s := c.openPermission(target, &st, access, res.created); s != nfs4.OK {
+	if s := c.openPermission(target, &st, access, a.deny, res.created); s != nfs4.OK {
 		return s
 	}
 	if s := c.s.breakDelegs(c.sess.client, target, access&nfs4.ShareAccessWrite != 0 || a.deny&nfs4.ShareDenyRead != 0); s != nfs4.OK {
@@ -198,8 +203,10 @@ func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
 }
 
 // openPermission checks the caller may open the file as asked, and opens
-// the descriptors the open will use.
-func (c *compound) openPermission(n *node, st *unix.Stat_t, access uint32, created bool) uint32 {
+// the descriptors the open will use. Write access and DENY_READ need
+// write permission (knfsd's do_open_permission), the file's owner
+// included unless the OPEN created the file.
+func (c *compound) openPermission(n *node, st *unix.Stat_t, access, deny uint32, created bool) uint32 {
 	// Checked here for every OPEN, ACLs included (accessResult): a
 	// descriptor cached from another caller's open is not checked by the
 	// kernel again.
@@ -208,10 +215,12 @@ func (c *compound) openPermission(n *node, st *unix.Stat_t, access uint32, creat
 			return nfs4.ErrAccess
 		}
 	}
-	if access&nfs4.ShareAccessWrite != 0 {
-		if _, g := c.accessResult(n, st, nfs4.AccessModify); !created && g == 0 {
+	if (access&nfs4.ShareAccessWrite != 0 || deny&nfs4.ShareDenyRead != 0) && !created {
+		if _, g := c.accessResult(n, st, nfs4.AccessModify); g == 0 {
 			return nfs4.ErrAccess
 		}
+	}
+	if access&nfs4.ShareAccessWrite != 0 {
 		if _, err := n.writeFD(c.cred); err != nil {
 			return errno(err)
 		}
@@ -263,12 +272,13 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 		o = &openState{other: t.newOther(), client: cl, node: n, key: key}
 		cl.opens[key] = o
 		t.opens.put(o.other, o)
-		n.opens = append(n.opens, o)
+		f := t.fileLocked(n)
+		f.opens = append(f.opens, o)
 	}
 	// Access before seqid: whoever sees the new seqid sees the access
 	// that came with it (find and checkWrite read them without the lock).
 	o.access.Or(access)
-	o.deny |= a.deny
+	t.setDenyLocked(o, o.deny|a.deny)
 	return nfs4.Stateid{Seqid: o.seq.Add(1), Other: o.other}, nfs4.OK
 }
 
@@ -350,7 +360,7 @@ func opOpenDowngrade(c *compound) uint32 {
 		return nfs4.ErrInval
 	}
 	o.access.Store(access)
-	o.deny = deny
+	t.setDenyLocked(o, deny)
 	out := nfs4.Stateid{Seqid: o.seq.Add(1), Other: o.other}
 	c.setCur(out)
 	out.Encode(c.e)

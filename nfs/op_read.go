@@ -9,17 +9,18 @@ import (
 // readTarget does the checks common to READ, READ_PLUS and SEEK and returns
 // the file's descriptor and attributes.
 func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
-	fd, opened, s := c.readFD(sid)
+	fd, _, s := c.readFD(sid)
 	if s != nfs4.OK {
 		return -1, s
 	}
-	return fd, c.statRead(fd, opened, st)
+	return fd, c.statRead(fd, st)
 }
 
 // readFD checks the current filehandle and sid for a read and returns the
 // file's read descriptor (its node pinned by the reply) and whether sid is
-// an open's (or a lock's or delegation's) on it: then the open checked
-// the caller's permission.
+// an open's (or a lock's or delegation's) on it with read access: then
+// the READ may skip its fstat. The caller's permission is checked after
+// (statRead, or cachedReadOK without an fstat).
 func (c *compound) readFD(sid nfs4.Stateid) (fd int, opened bool, s uint32) {
 	if s := c.needFH(); s != nfs4.OK {
 		return -1, false, s
@@ -56,9 +57,9 @@ func (c *compound) readFD(sid nfs4.Stateid) (fd int, opened bool, s uint32) {
 }
 
 // statRead reads the attributes of the current file, open as fd, for a
-// read, checks the caller may read it unless opened, and keeps the size
-// for later READs (sizeHint).
-func (c *compound) statRead(fd int, opened bool, st *unix.Stat_t) uint32 {
+// read, checks the caller may read it now (whatever the stateid: knfsd
+// checks every READ), and keeps the size for later READs (sizeHint).
+func (c *compound) statRead(fd int, st *unix.Stat_t) uint32 {
 	n := c.cfh
 	gen := n.extent.gen.Load() // before the fstat: a change after it voids the hint
 	if err := unix.Fstat(fd, st); err != nil {
@@ -67,10 +68,8 @@ func (c *compound) statRead(fd int, opened bool, st *unix.Stat_t) uint32 {
 	if s := openableType(st); s != nfs4.OK {
 		return s
 	}
-	if !opened {
-		if s := c.mayRead(n, st); s != nfs4.OK {
-			return s
-		}
+	if s := c.mayRead(n, st); s != nfs4.OK {
+		return s
 	}
 	if h := n.size.Load(); h == nil || h.size != st.Size || h.gen != gen {
 		n.size.Store(&sizeHint{size: st.Size, gen: gen})
@@ -127,14 +126,15 @@ type readArgs struct {
 	off    uint64
 	n      int
 	eof    bool
-	opened bool // sid is an open's (or lock's, delegation's): permission checked
+	opened bool // sid is an open's (or lock's, delegation's) with read access
 	hinted bool // no fstat: the range ends before the size hint (a.st zero)
 }
 
 // readArgs fills a from the arguments being decoded. A range of an opened
-// file that ends before its size hint is read without an fstat (a.hinted;
-// a.st stays zero, a.eof false); stat does the fstat later if the caller
-// needs the attributes after all.
+// file that ends before its size hint, for a caller the node's recent
+// verdict lets read, is read without an fstat (a.hinted; a.st stays zero,
+// a.eof false); stat does the fstat later if the caller needs the
+// attributes after all.
 func (c *compound) readArgs(a *readArgs) uint32 {
 	sid := nfs4.DecodeStateid(c.d)
 	a.off = c.d.Uint64()
@@ -148,18 +148,18 @@ func (c *compound) readArgs(a *readArgs) uint32 {
 	}
 	a.fd, a.opened = fd, opened
 	a.n = c.clampCount(count)
-	if opened && c.cfh.within(a.off, a.n) {
+	if opened && c.cfh.within(a.off, a.n) && c.cachedReadOK(c.cfh) {
 		a.hinted = true
 		return nfs4.OK
 	}
 	return c.stat(a)
 }
 
-// stat reads the file's attributes for a (checking the caller may read it
-// unless opened) and clamps the range to the file's size.
+// stat reads the file's attributes for a (checking the caller may read
+// it) and clamps the range to the file's size.
 func (c *compound) stat(a *readArgs) uint32 {
 	a.hinted = false
-	if s := c.statRead(a.fd, a.opened, &a.st); s != nfs4.OK {
+	if s := c.statRead(a.fd, &a.st); s != nfs4.OK {
 		return s
 	}
 	size := uint64(a.st.Size)

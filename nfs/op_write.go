@@ -143,13 +143,20 @@ func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s uint32) {
 	case sid == nfs4.BypassStateid:
 		return -1, nfs4.ErrBadStateid
 	case sid == nfs4.AnonStateid:
-		if _, g := c.accessResult(n, &st, nfs4.AccessModify); g == 0 {
-			return -1, nfs4.ErrAccess
+		// No open: every open's DENY_WRITE holds against it (knfsd's
+		// check_special_stateids; issue 21 finding 7).
+		if c.s.state.specialDenied(n, nfs4.ShareDenyWrite) {
+			return -1, nfs4.ErrLocked
 		}
 	default:
 		if s := c.s.state.checkWrite(c.sess.client, sid, n); s != nfs4.OK {
 			return -1, s
 		}
+	}
+	// Checked on every WRITE and SETATTR(size), whatever the stateid,
+	// against the mode the fstat above just read (ioperm.go).
+	if s := c.mayWrite(n, &st); s != nfs4.OK {
+		return -1, s
 	}
 	c.rep.pin(n) // before the descriptor is taken: the fd cache must not close it
 	fd, err := n.writeFD(c.cred)
@@ -328,6 +335,9 @@ func opSetattr(c *compound) uint32 {
 	})
 	if a.mask.Has(nfs4.AttrSize) {
 		n.extent.changed()
+	}
+	if a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) || a.mask.Has(nfs4.AttrOwnerGroup) {
+		n.forgetPerm() // the next READ checks against the new mode
 	}
 	c.e.Truncate(resPos)
 	done.Encode(c.e)

@@ -31,6 +31,13 @@ type stateTable struct {
 	sessions lockFreeMap[[nfs4.SessionIDSize]byte, *session]
 	opens    lockFreeMap[[nfs4.OtherSize]byte, *openState]
 	dl       delegTable // delegations (deleg.go)
+	// files holds the opens, delegations and locks of each file that has
+	// any, by device and inode (fileshare.go).
+	files map[fileID]*fileState
+	// denying counts the opens whose share deny is not DENY_NONE, so
+	// that I/O with a special stateid takes mu only when one may
+	// conflict (fileshare.go).
+	denying atomic.Int32
 
 	// Grace period and the clients that may reclaim after a restart
 	// (grace.go, clientstore.go). recGen counts changes to records and
@@ -155,6 +162,7 @@ func newStateTable(s *Server) *stateTable {
 		clients: make(map[uint64]*client),
 		owners:  make(map[string]*client),
 		records: make(map[string]clientRecord),
+		files:   make(map[fileID]*fileState),
 		store:   clientStore{dir: s.cfg.StateDir, log: s.log},
 
 		unconfirmed: make(map[string]*client),
@@ -229,32 +237,35 @@ func (t *stateTable) session(id []byte) *session {
 	return t.sessions.get(k)
 }
 
-// holds reports whether open or lock state refers to n.
+// holds reports whether open, lock or delegation state refers to n's
+// file.
 func (t *stateTable) holds(n *node) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(n.opens) > 0 || len(n.locks) > 0 || len(n.delegs) > 0
+	return !t.peekFileLocked(n).empty()
 }
 
 // dropLocked forgets an open or lock stateid, with the locks it holds.
 func (t *stateTable) dropLocked(o *openState) {
 	t.opens.del(o.other)
 	delete(o.client.opens, o.key)
+	t.setDenyLocked(o, 0)
 	if o.deleg != nil {
 		t.unlinkDelegLocked(o)
 	}
-	n := o.node
-	for i, x := range n.opens {
+	f := t.fileLocked(o.node)
+	for i, x := range f.opens {
 		if x == o {
-			n.opens = append(n.opens[:i], n.opens[i+1:]...)
+			f.opens = append(f.opens[:i], f.opens[i+1:]...)
 			break
 		}
 	}
 	if o.lock != nil {
-		n.locks = removeOwnerLocks(n.locks, o)
+		f.locks = removeOwnerLocks(f.locks, o)
 		o.client.lockRanges -= o.lock.ranges
 		o.lock.ranges = 0
 	}
+	t.tidyFileLocked(o.node)
 }
 
 // checkWrite checks an open or lock stateid of client cl for writing n.
