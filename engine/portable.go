@@ -446,6 +446,11 @@ func (c *conn) handle(rec record) (rep *nfs.Reply, charge int, ok bool) {
 		// A dropped reply keeps the connection unless the handler
 		// closes it; a failed reservation means it is closing.
 		ok = rep.Drop && !rep.Close
+		if !rep.Drop && len(rep.Reads) == 0 {
+			// Nothing to read: the session slot still caches the
+			// reply for the client's retransmit on a new connection.
+			c.p.h.Complete(rep)
+		}
 		c.account(-1, 0, 0)
 		rep.Reset()
 		replies.Put(rep)

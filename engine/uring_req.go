@@ -76,6 +76,11 @@ func (r *ureq) onHandled() {
 		if rep.Close {
 			c.close()
 		}
+		if !rep.Drop && len(rep.Reads) == 0 {
+			// Nothing to read: the session slot still caches the
+			// reply for the client's retransmit on a new connection.
+			c.l.e.h.Complete(rep)
+		}
 		r.release()
 		c.resume()
 		c.maybeDone()
@@ -176,12 +181,12 @@ func (r *ureq) onRead(i int, cqe ring.CQE) {
 // finish completes the reply and queues it for sending.
 func (r *ureq) finish() {
 	c := r.c
+	c.l.e.h.Complete(r.rep) // the slot caches the reply even if it cannot be sent
 	if c.closing {
 		r.release()
 		c.maybeDone()
 		return
 	}
-	c.l.e.h.Complete(r.rep)
 	r.parts = append(r.parts[:0], r.rep.Iovecs()...)
 	total := 0
 	for _, p := range r.parts {

@@ -104,6 +104,13 @@ func (r *Reply) Reset() {
 	r.markPos, r.bodyPos = 0, 0
 	r.replay.ok, r.zeroFill = false, false
 	clear(r.replay.reads) // let go of nodes
+	if r.slot != nil {
+		// Complete never ran: the engine gave the reply up (its
+		// connection closed before the reads). The slot must not stay
+		// in use, or the client's retransmit on a new connection would
+		// answer NFS4ERR_DELAY for ever.
+		r.slot.abandon(r.slotSeq)
+	}
 	r.slot, r.sess, r.slotSeq, r.xid = nil, nil, 0, 0
 }
 

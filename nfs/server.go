@@ -114,11 +114,13 @@ type Config struct {
 // points into them instead of copying; the descriptors in rep.Reads stay
 // open (their files are pinned) until Reset, and not after it.
 //
-// Complete is called exactly once for every reply Handle did not Drop,
-// after all of its reads have completed and before Iovecs, even when the
-// connection closes first and the reply is never sent: it releases the
-// session slot, and a slot left in use answers the client's retransmit
-// NFS4ERR_DELAY.
+// Complete is called at most once for a reply Handle did not Drop, after
+// all of its reads have completed and before Iovecs. It releases the
+// session slot and caches the reply there for a retransmit, so an engine
+// calls it even when the connection closed and the reply will never be
+// sent, whenever the reads are done (or there are none). A reply given up
+// before its reads only Resets: Reset frees its slot without a cached
+// reply (the retransmit answers NFS4ERR_RETRY_UNCACHED_REP).
 //
 // MaxRecord is the largest record the engine should accept; a longer one
 // closes the connection.

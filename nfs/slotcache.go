@@ -85,6 +85,20 @@ func (t *stateTable) finishSlot(rep *Reply) {
 	}
 	sl.inUse = false
 	sl.cache.store(rep, int(sess.fore.maxRespCached))
+	rep.slot = nil // finished: Reset leaves the slot alone
+}
+
+// abandon frees the slot of a reply that was given up before Complete:
+// nothing is cached, so a retransmit of seq answers
+// NFS4ERR_RETRY_UNCACHED_REP (the client cannot know whether the request
+// ran; RFC 8881 section 2.10.6.1.3) instead of NFS4ERR_DELAY.
+func (sl *slot) abandon(seq uint32) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.seq == seq && sl.inUse {
+		sl.inUse = false
+		sl.cache.ok = false
+	}
 }
 
 // emitReplay answers a retransmit from the slot's cache (SEQUENCE found it):
