@@ -76,7 +76,7 @@ func opCreate(c *compound) uint32 {
 	case nfs4.NF4BLK, nfs4.NF4CHR:
 		major, minor = d.Uint32(), d.Uint32()
 	}
-	name := d.String(nfs4.OpaqueLimit)
+	name := decodeName(d)
 	attrs, as := decodeNewAttrs(d)
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -175,7 +175,7 @@ func mknod(dirfd int, name string, typ, mode uint32, link []byte, major, minor u
 }
 
 func opRemove(c *compound) uint32 {
-	name := c.d.String(nfs4.OpaqueLimit)
+	name := decodeName(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -225,8 +225,8 @@ func opRemove(c *compound) uint32 {
 }
 
 func opRename(c *compound) uint32 {
-	oldName := c.d.String(nfs4.OpaqueLimit)
-	newName := c.d.String(nfs4.OpaqueLimit)
+	oldName := decodeName(c.d)
+	newName := decodeName(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -321,7 +321,7 @@ func (t *fileTable) renamed(e *export, oldRel, newRel string) {
 }
 
 func opLink(c *compound) uint32 {
-	name := c.d.String(nfs4.OpaqueLimit)
+	name := decodeName(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
