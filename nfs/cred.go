@@ -165,6 +165,23 @@ func restoreRoot() {
 
 var canSwitch = unix.Geteuid() == 0
 
+// asServerFSUID runs f with the thread's fsuid set back to the server's
+// own (0) for a moment, from inside asCaller, for a change the caller was
+// checked for by hand (setTimes). Outside asCaller, or not running as
+// root, f runs as the thread is.
+func asServerFSUID(f func() error) error {
+	prev, _, _ := unix.RawSyscall(unix.SYS_SETFSUID, uintptr(0xFFFFFFFF), 0, 0)
+	if !canSwitch || uint32(prev) == 0 {
+		return f()
+	}
+	// fsuid is only ever not 0 inside asCaller, whose thread is locked.
+	if !setFSID(unix.SYS_SETFSUID, 0) {
+		return unix.EPERM
+	}
+	defer setFSID(unix.SYS_SETFSUID, uint32(prev))
+	return f()
+}
+
 // setGroups sets the thread's supplementary groups (the raw syscall is per
 // thread, unlike the libc call) and reports whether the kernel took them.
 func setGroups(g []uint32) bool { return rawSetgroups(g) == 0 }
