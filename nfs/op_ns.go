@@ -112,12 +112,14 @@ func opCreate(c *compound) uint32 {
 		}
 		defer unix.Close(fd)
 		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil && st.Mode&0o7777 == mode || typ == nfs4.NF4LNK {
+		ok := unix.Fstat(fd, &st) == nil
+		want := keptSetgid(mode, &st)
+		if ok && st.Mode&0o7777 == want || typ == nfs4.NF4LNK {
 			// The mode is already right (no umask in the way).
 			attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32)
 		} else {
 			attrs.mask.Set(nfs4.AttrMode)
-			attrs.mode = mode
+			attrs.mode = want
 		}
 		set, err = applyAttrs(fd, -1, &attrs)
 		if err != nil {
@@ -153,6 +155,21 @@ func opCreate(c *compound) uint32 {
 	ci.encode(c.e)
 	set.Encode(c.e)
 	return nfs4.OK
+}
+
+// keptSetgid is the mode a new object st should end with when the client
+// asked for mode: mode, plus the set-group-ID bit a directory inherited
+// from a set-group-ID parent (mkdir(2)). Chmod'ing it away would make files
+// created inside get their creator's group instead of the project's; a
+// local mkdir keeps it, and knfsd drops the mode from its post-create
+// SETATTR (nfsd_create_setattr: "Mode has already been set by file
+// creation"). The rest of mode is still applied, in case a umask took
+// bits away (the server itself runs with umask 0).
+func keptSetgid(mode uint32, st *unix.Stat_t) uint32 {
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&unix.S_ISGID != 0 {
+		return mode | unix.S_ISGID
+	}
+	return mode
 }
 
 // mknod creates a non-regular object of NFS type typ.
