@@ -33,7 +33,7 @@ func fallocateOp(c *compound, mode uint32) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	err := c.s.io.Fallocate(fd, mode, int64(off), int64(length))
+	err := c.asCallerIO(func() error { return c.s.io.Fallocate(fd, mode, int64(off), int64(length)) })
 	c.cfh.extent.changed()
 	if err != nil {
 		if err == unix.EOPNOTSUPP {
@@ -153,7 +153,12 @@ func opCopy(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	n, err := c.s.io.CopyRange(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count))
+	var n int64
+	err := c.asCallerIO(func() error {
+		var err error
+		n, err = c.s.io.CopyRange(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count))
+		return err
+	})
 	c.cfh.extent.changed()
 	if n < 0 || n > int64(a.count) {
 		n = 0 // a FileIO bug: never claim bytes not copied
@@ -187,7 +192,7 @@ func opClone(c *compound) uint32 {
 	if whole {
 		a.count = 0 // FICLONERANGE: 0 means to EOF
 	}
-	err := c.s.io.Clone(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count))
+	err := c.asCallerIO(func() error { return c.s.io.Clone(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count)) })
 	c.cfh.extent.changed()
 	if err != nil {
 		switch err {
