@@ -190,12 +190,17 @@ func restoreRoot() {
 var canSwitch = unix.Geteuid() == 0
 
 // asServerFSUID runs f with the thread's fsuid set back to the server's
-// own (0) for a moment, from inside asCaller, for a change the caller was
-// checked for by hand (setTimes). Outside asCaller, or not running as
-// root, f runs as the thread is.
+// own (0) for a moment, from inside asCaller: for a change the caller was
+// checked for by hand (setTimes), or a descriptor the server keeps for
+// all callers (File.Direct). The kernel gives the filesystem capabilities
+// back with fsuid 0; CAP_SYS_RESOURCE stays dropped. Outside asCaller, or
+// not running as root, f runs as the thread is.
 func asServerFSUID(f func() error) error {
+	if !canSwitch {
+		return f()
+	}
 	prev, _, _ := unix.RawSyscall(unix.SYS_SETFSUID, uintptr(0xFFFFFFFF), 0, 0)
-	if !canSwitch || uint32(prev) == 0 {
+	if uint32(prev) == 0 {
 		return f()
 	}
 	// fsuid is only ever not 0 inside asCaller, whose thread is locked.

@@ -195,3 +195,34 @@ func TestUsersDoNotWriteIntoRootsReserve(t *testing.T) {
 		t.Errorf("COPY as root: %d, %d of %d bytes", st, n, size)
 	}
 }
+
+// TestDirectDescriptorOpenedForTheServer: WRITE now runs as the caller
+// (asCallerIO), and the O_DIRECT descriptor FileIO opens on first use is
+// shared by every writer; it must still be opened as the server, or a file
+// whose mode the writer's open stateid outlives (made 0444 by the OPEN
+// that created it, as cp does) would be refused O_DIRECT for good.
+func TestDirectDescriptorOpenedForTheServer(t *testing.T) {
+	h := permTree(t)
+	path := filepath.Join(h.dir, "readonly")
+	if err := os.WriteFile(path, make([]byte, 8192), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(path, 1000, 1000)
+	if fd, err := unix.Open(path, unix.O_WRONLY|unix.O_DIRECT, 0); err != nil {
+		t.Skipf("no O_DIRECT here: %v", err)
+	} else {
+		unix.Close(fd)
+	}
+	h.pathFH("readonly")
+	n := h.nodeAt("readonly")
+	fd := -1
+	if err := asCaller(Cred{UID: 1000, GID: 1000}, func() error {
+		fd = File{FD: -1, node: n}.Direct()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fd < 0 {
+		t.Error("O_DIRECT descriptor refused while writing as uid 1000")
+	}
+}
