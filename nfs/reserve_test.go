@@ -185,7 +185,9 @@ func TestUsersDoNotWriteIntoRootsReserve(t *testing.T) {
 		d.Uint32() // no callback id
 		return d.Uint64(), nfs4.OK
 	}
-	if n, st := copyAs(as1000); st == nfs4.OK && n == uint64(size) {
+	n, st := copyAs(as1000)
+	t.Logf("COPY of %d bytes as uid 1000, %d left to users: status %d, %d copied", size, userFree-size, st, n)
+	if st == nfs4.OK && n == uint64(size) {
 		t.Errorf("COPY of %d bytes as uid 1000 with %d left to users: all copied", size, userFree-size)
 	} else if st != nfs4.OK && st != nfs4.ErrNospc {
 		t.Errorf("COPY as uid 1000: %d, want NFS4ERR_NOSPC or a short copy", st)
