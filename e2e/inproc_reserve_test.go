@@ -13,6 +13,7 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/engine"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // reservedExport mounts a fresh 32 MiB ext4 with half its blocks reserved
@@ -52,8 +53,9 @@ func reservedExport(t *testing.T) (dir string, userFree int64) {
 
 // TestUserWritesStopAtRootReserve: on an ext4 with 50 % of its blocks
 // reserved for root, a client's uid 1000 gets NFS4ERR_NOSPC where the
-// users' share ends, as the same uid would locally (the server wrote as
-// root and filled the reserve), and root goes on into the reserve. The
+// users' share ends, from WRITE and from ALLOCATE, as the same uid would
+// locally (the server wrote as root and filled the reserve), and root
+// goes on into the reserve. The
 // writes are 300 KiB at odd offsets, so the engine's direct mode splits
 // them into a buffered head and tail around an O_DIRECT middle, submitted
 // together through io_uring on the uring engine (NFSD_ENGINE=uring).
@@ -108,5 +110,39 @@ func TestUserWritesStopAtRootReserve(t *testing.T) {
 	}
 	if m, err := fill(root, "root", userFree/2); err != nil {
 		t.Errorf("root wrote %d bytes into the reserve, then %v", m, err)
+	}
+
+	// ALLOCATE (fallocate through io_uring on the uring engine, where it
+	// runs in an io-wq thread with the credentials taken at submission).
+	allocate := func(c *client.Client, name string, n uint64) error {
+		rootFH, err := c.RootFH(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := c.OpenCreate(ctx, rootFH, name, 0o644)
+		if err != nil {
+			t.Fatalf("open %s: %v", name, err)
+		}
+		defer c.CloseFile(ctx, f.FH, f.Stateid)
+		return c.Compound(ctx, func(e *xdr.Encoder) int {
+			e.Uint32(nfs4.OpPutfh)
+			e.Opaque(f.FH)
+			e.Uint32(nfs4.OpAllocate)
+			f.Stateid.Encode(e)
+			e.Uint64(0)
+			e.Uint64(n)
+			return 2
+		}, func(r *client.Reply) error {
+			if err := r.Op(nfs4.OpPutfh); err != nil {
+				return err
+			}
+			return r.Op(nfs4.OpAllocate)
+		})
+	}
+	if err := allocate(user, "user-alloc", 1<<20); !errors.As(err, &se) || se.Status != nfs4.ErrNospc {
+		t.Errorf("ALLOCATE of 1 MiB as uid 1000 with the users' share used: %v, want NFS4ERR_NOSPC", err)
+	}
+	if err := allocate(root, "root-alloc", 1<<20); err != nil {
+		t.Errorf("ALLOCATE of 1 MiB as root: %v", err)
 	}
 }
