@@ -40,6 +40,14 @@ func (r *ringIO) close() {
 
 // run prepares n operations with prep(i, sqe), submits them in one call
 // and returns each one's result (bytes, or -errno).
+//
+// The kernel runs each operation with the credentials of the thread that
+// submitted it (io-wq takes them at submission; retries run as task work
+// on that thread, which waits here for every completion). nfs calls
+// FileIO on a thread switched to the client's user (asCaller: its fsuid,
+// and no CAP_SYS_RESOURCE, so root's reserved blocks stop it), so these
+// rings must stay without SQPOLL, whose kernel thread would submit with
+// the credentials of the ring's creator.
 func (r *ringIO) run(n int, prep func(i int, s *ring.SQE), res []int32) []int32 {
 	rg := <-r.free
 	defer func() { r.free <- rg }()

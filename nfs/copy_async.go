@@ -42,6 +42,7 @@ type asyncCopy struct {
 	other    [nfs4.OtherSize]byte // the copy stateid's
 	client   *client
 	node     *node  // the destination
+	cred     Cred   // the caller's, captured at COPY: the copy writes as it
 	src, dst int    // the copy's own duplicates, closed when it ends
 	srcOff   uint64 // from copyArgs, count clamped to the source
 	dstOff   uint64
@@ -194,7 +195,7 @@ func (c *compound) startAsyncCopy(a *copyArgs, src, dst int) uint32 {
 	if !c.s.copies.reserve(cl) {
 		return nfs4.ErrDelay
 	}
-	cp := &asyncCopy{client: cl, node: c.cfh, srcOff: a.srcOff, dstOff: a.dstOff, count: a.count,
+	cp := &asyncCopy{client: cl, node: c.cfh, cred: c.cred, srcOff: a.srcOff, dstOff: a.dstOff, count: a.count,
 		src: -1, dst: -1, stop: make(chan struct{}), done: make(chan struct{})}
 	var err error
 	// The reply's pins keep the compound's descriptors open only until
@@ -268,7 +269,12 @@ func (s *Server) copyChunks(cp *asyncCopy) (status uint32, stopped bool) {
 			return nfs4.OK, true
 		}
 		want := min(cp.count-done, syncCopyMax)
-		n, err := s.io.CopyRange(cp.src, int64(cp.srcOff+done), cp.dst, int64(cp.dstOff+done), int64(want))
+		var n int64
+		err := asCaller(cp.cred, func() error {
+			var err error
+			n, err = s.io.CopyRange(cp.src, int64(cp.srcOff+done), cp.dst, int64(cp.dstOff+done), int64(want))
+			return err
+		})
 		if n < 0 || n > int64(want) {
 			return nfs4.ErrIO, false // a FileIO bug: never claim bytes not copied
 		}

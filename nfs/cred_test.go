@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -167,5 +168,102 @@ func TestUnmappableUIDIsNotRoot(t *testing.T) {
 	unix.Stat(filepath.Join(open, "made1000"), &sb)
 	if st != nfs4.OK || sb.Uid != 1000 || sb.Gid != 1000 {
 		t.Errorf("CREATE as uid 1000: %d, owned by %d:%d", st, sb.Uid, sb.Gid)
+	}
+}
+
+// threadCapEff returns the CapEff line of the calling thread's status.
+func threadCapEff(t *testing.T) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/thread-self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "CapEff:" {
+			v, err := strconv.ParseUint(f[1], 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+	}
+	t.Fatal("no CapEff line")
+	return 0
+}
+
+// TestAsCallerDropsSysResource: a caller other than root acts without
+// CAP_SYS_RESOURCE (knfsd's nfsd_setuser), so root's reserved blocks and
+// quotas stop it; and, since capset writes the whole effective set, the
+// drop must not give back the filesystem capabilities the kernel took
+// when the fsuid left 0. Root keeps CAP_SYS_RESOURCE; afterwards the
+// thread has exactly what it had.
+func TestAsCallerDropsSysResource(t *testing.T) {
+	if !canSwitch {
+		t.Skip("needs root")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	shed := uint64(1 << unix.CAP_SYS_RESOURCE)
+	const dacOverride = 1 << unix.CAP_DAC_OVERRIDE
+	if !shedsReserve {
+		// Where tests run without CAP_SYS_RESOURCE, the same code sheds
+		// CAP_KILL instead, so the order of capset and setfsuid is
+		// still checked.
+		if !serverCaps.has(unix.CAP_KILL) {
+			t.Skip("neither CAP_SYS_RESOURCE nor CAP_KILL to shed")
+		}
+		saved := callerCaps
+		callerCaps, shedsReserve, shed = serverCaps.without(unix.CAP_KILL), true, 1<<unix.CAP_KILL
+		defer func() { callerCaps, shedsReserve = saved, false }()
+	}
+	before := threadCapEff(t)
+	var during uint64
+	asCaller(Cred{UID: 1000, GID: 1000}, func() error { during = threadCapEff(t); return nil })
+	if during&dacOverride != 0 {
+		t.Errorf("as uid 1000: CAP_DAC_OVERRIDE effective (CapEff %x)", during)
+	}
+	if during&shed != 0 {
+		t.Errorf("as uid 1000: CapEff %x still has %x", during, shed)
+	}
+	asCaller(Cred{UID: 0, GID: 5}, func() error { during = threadCapEff(t); return nil })
+	if during&shed == 0 {
+		t.Errorf("as root with gid 5: CapEff %x lacks %x", during, shed)
+	}
+	if after := threadCapEff(t); after != before {
+		t.Errorf("after: CapEff %x, want %x", after, before)
+	}
+}
+
+// TestThreadCapsetRoundTrip: rawCapget and rawCapset read and write the
+// calling thread's sets (checked with a capability this test can drop:
+// the one asCaller drops may be missing where tests run).
+func TestThreadCapsetRoundTrip(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var c threadCaps
+	if rawCapget(&c) != 0 {
+		t.Skip("capget refused")
+	}
+	cp := -1
+	for _, x := range []int{unix.CAP_SYS_RESOURCE, unix.CAP_NET_RAW, unix.CAP_MKNOD, unix.CAP_KILL} {
+		if c.has(x) {
+			cp = x
+			break
+		}
+	}
+	if cp < 0 {
+		t.Skip("no capability to drop")
+	}
+	less := c.without(cp)
+	if e := rawCapset(&less); e != 0 {
+		t.Fatalf("capset: %v", e)
+	}
+	got := threadCapEff(t)
+	rawCapset(&c)
+	if got&(1<<cp) != 0 {
+		t.Errorf("capability %d still effective after capset (CapEff %x)", cp, got)
+	}
+	if now := threadCapEff(t); now&(1<<cp) == 0 {
+		t.Errorf("capability %d not raised again (CapEff %x)", cp, now)
 	}
 }

@@ -41,7 +41,16 @@ func (f File) Direct() int {
 	if f.node == nil {
 		return f.direct - 1
 	}
-	return f.node.directWriteFD()
+	// FileIO runs as the caller (asCallerIO), but the descriptor is the
+	// server's, shared by every writer and checked for each (writeTarget):
+	// opened as the caller it would be refused, for good, for a file
+	// whose mode the caller's open stateid outlives.
+	fd := -1
+	asServerFSUID(func() error {
+		fd = f.node.directWriteFD()
+		return nil
+	})
+	return fd
 }
 
 // Dev returns the device the file is on when the server knows it without

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 func joinRel(dir, name string) string {
@@ -24,6 +25,14 @@ func parentRel(rel string) string {
 	}
 	return rel[:i]
 }
+
+// decodeName reads a component4 (LOOKUP, CREATE, OPEN, REMOVE, RENAME,
+// LINK, SECINFO). XDR gives it no bound, so any length that fits in the
+// request decodes, and checkName answers NFS4ERR_NAMETOOLONG past
+// NFS4_MAXNAMLEN, as knfsd does (a 4,000-byte name was NFS4ERR_BADXDR
+// when decoding stopped at 1,024 bytes). A length past the end of the
+// request still fails to decode: NFS4ERR_BADXDR.
+func decodeName(d *xdr.Decoder) []byte { return d.Opaque(d.Remaining()) }
 
 // checkName validates a component name from the wire.
 func checkName(name []byte) uint32 {

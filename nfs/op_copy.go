@@ -74,7 +74,12 @@ func opCopy(c *compound) uint32 {
 // syncCopy copies up to syncCopyMax bytes at once and encodes the result.
 func (c *compound) syncCopy(a *copyArgs, src, dst int) uint32 {
 	want := min(a.count, syncCopyMax)
-	n, err := c.s.io.CopyRange(src, int64(a.srcOff), dst, int64(a.dstOff), int64(want))
+	var n int64
+	err := c.asCallerIO(func() error {
+		var err error
+		n, err = c.s.io.CopyRange(src, int64(a.srcOff), dst, int64(a.dstOff), int64(want))
+		return err
+	})
 	c.cfh.extent.changed()
 	if n < 0 || n > int64(want) {
 		n = 0 // a FileIO bug: never claim bytes not copied

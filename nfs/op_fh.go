@@ -93,7 +93,7 @@ func (c *compound) needDir(st *unix.Stat_t) uint32 {
 // nameInDir decodes a component name and checks it and the current
 // filehandle, a directory whose attributes it leaves in st.
 func (c *compound) nameInDir(st *unix.Stat_t) ([]byte, uint32) {
-	name := c.d.String(nfs4.OpaqueLimit)
+	name := decodeName(c.d)
 	if c.d.Err() != nil {
 		return nil, nfs4.ErrBadXDR
 	}
@@ -241,14 +241,47 @@ func (c *compound) encodeSecinfo() {
 
 func opSecinfo(c *compound) uint32 {
 	var st unix.Stat_t
-	if _, s := c.nameInDir(&st); s != nfs4.OK {
+	name, s := c.nameInDir(&st)
+	if s != nfs4.OK {
 		return s
 	}
 	if s := c.mayLookup(c.cfh, &st); s != nfs4.OK {
 		return s
 	}
+	if s := c.childExists(string(name)); s != nfs4.OK {
+		return s
+	}
 	c.encodeSecinfo()
 	c.cfh = nil // SECINFO consumes the current filehandle
+	return nfs4.OK
+}
+
+// childExists checks that name is in the current directory, as knfsd's
+// nfsd4_secinfo does by looking it up: SECINFO of a name that does not
+// exist is NFS4ERR_NOENT (RFC 8881 section 18.29.3 lists it).
+func (c *compound) childExists(name string) uint32 {
+	if c.cfh.exp == nil {
+		d := c.s.pseudoDirOf(c.cfh)
+		if d == nil {
+			return nfs4.ErrStale
+		}
+		if en := d.find(name); en == nil || !en.visible(c.conn.addr) {
+			return nfs4.ErrNoent
+		}
+		return nfs4.OK
+	}
+	dfd, err := c.cfh.dirFD()
+	if err == unix.ENOENT {
+		err = unix.ESTALE
+	}
+	if err != nil {
+		return errno(err)
+	}
+	defer c.cfh.unpin()
+	var st unix.Stat_t
+	if err := statChild(dfd, name, &st); err != nil {
+		return errno(err)
+	}
 	return nfs4.OK
 }
 

@@ -76,7 +76,7 @@ func opCreate(c *compound) uint32 {
 	case nfs4.NF4BLK, nfs4.NF4CHR:
 		major, minor = d.Uint32(), d.Uint32()
 	}
-	name := d.String(nfs4.OpaqueLimit)
+	name := decodeName(d)
 	attrs, as := decodeNewAttrs(d)
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -112,12 +112,14 @@ func opCreate(c *compound) uint32 {
 		}
 		defer unix.Close(fd)
 		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil && st.Mode&0o7777 == mode || typ == nfs4.NF4LNK {
+		ok := unix.Fstat(fd, &st) == nil
+		want := keptSetgid(mode, &st)
+		if ok && st.Mode&0o7777 == want || typ == nfs4.NF4LNK {
 			// The mode is already right (no umask in the way).
 			attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32)
 		} else {
 			attrs.mask.Set(nfs4.AttrMode)
-			attrs.mode = mode
+			attrs.mode = want
 		}
 		set, err = applyAttrs(fd, -1, &attrs)
 		if err != nil {
@@ -155,6 +157,21 @@ func opCreate(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// keptSetgid is the mode a new object st should end with when the client
+// asked for mode: mode, plus the set-group-ID bit a directory inherited
+// from a set-group-ID parent (mkdir(2)). Chmod'ing it away would make files
+// created inside get their creator's group instead of the project's; a
+// local mkdir keeps it, and knfsd drops the mode from its post-create
+// SETATTR (nfsd_create_setattr: "Mode has already been set by file
+// creation"). The rest of mode is still applied, in case a umask took
+// bits away (the server itself runs with umask 0).
+func keptSetgid(mode uint32, st *unix.Stat_t) uint32 {
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&unix.S_ISGID != 0 {
+		return mode | unix.S_ISGID
+	}
+	return mode
+}
+
 // mknod creates a non-regular object of NFS type typ.
 func mknod(dirfd int, name string, typ, mode uint32, link []byte, major, minor uint32) error {
 	switch typ {
@@ -175,7 +192,7 @@ func mknod(dirfd int, name string, typ, mode uint32, link []byte, major, minor u
 }
 
 func opRemove(c *compound) uint32 {
-	name := c.d.String(nfs4.OpaqueLimit)
+	name := decodeName(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -225,8 +242,8 @@ func opRemove(c *compound) uint32 {
 }
 
 func opRename(c *compound) uint32 {
-	oldName := c.d.String(nfs4.OpaqueLimit)
-	newName := c.d.String(nfs4.OpaqueLimit)
+	oldName := decodeName(c.d)
+	newName := decodeName(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -321,7 +338,7 @@ func (t *fileTable) renamed(e *export, oldRel, newRel string) {
 }
 
 func opLink(c *compound) uint32 {
-	name := c.d.String(nfs4.OpaqueLimit)
+	name := decodeName(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}

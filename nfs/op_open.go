@@ -47,12 +47,12 @@ func decodeOpen(d *xdr.Decoder) openArgs {
 	a.claim = d.Uint32()
 	switch a.claim {
 	case nfs4.ClaimNull, nfs4.ClaimDelegatePrev:
-		a.name = d.String(nfs4.OpaqueLimit)
+		a.name = decodeName(d)
 	case nfs4.ClaimPrevious:
 		d.Uint32()
 	case nfs4.ClaimDelegateCur:
 		a.delegSid = nfs4.DecodeStateid(d)
-		a.name = d.String(nfs4.OpaqueLimit)
+		a.name = decodeName(d)
 	case nfs4.ClaimDelegCurFH:
 		a.delegSid = nfs4.DecodeStateid(d)
 	case nfs4.ClaimFH, nfs4.ClaimDelegPrevFH:

@@ -33,7 +33,7 @@ func fallocateOp(c *compound, mode uint32) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	err := c.s.io.Fallocate(fd, mode, int64(off), int64(length))
+	err := c.asCallerIO(func() error { return c.s.io.Fallocate(fd, mode, int64(off), int64(length)) })
 	c.cfh.extent.changed()
 	if err != nil {
 		if err == unix.EOPNOTSUPP {
@@ -121,7 +121,7 @@ func opClone(c *compound) uint32 {
 	if whole {
 		a.count = 0 // FICLONERANGE: 0 means to EOF
 	}
-	err := c.s.io.Clone(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count))
+	err := c.asCallerIO(func() error { return c.s.io.Clone(src, int64(a.srcOff), dst, int64(a.dstOff), int64(a.count)) })
 	c.cfh.extent.changed()
 	if err != nil {
 		switch err {

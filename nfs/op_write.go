@@ -234,7 +234,12 @@ func opWrite(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	n, err := c.s.io.WriteAt(File{FD: fd, node: c.cfh}, data, int64(off))
+	var n int
+	err := c.asCallerIO(func() error {
+		var err error
+		n, err = c.s.io.WriteAt(File{FD: fd, node: c.cfh}, data, int64(off))
+		return err
+	})
 	c.cfh.extent.changed()
 	if n, err = writtenCount(n, len(data), err); n == 0 && len(data) > 0 {
 		return errno(err)

@@ -145,7 +145,7 @@ func applyAttrs(fd, wfd int, a *newAttrs) (nfs4.Bitmap, error) {
 		if a.mask.Has(nfs4.AttrTimeModifySet) {
 			ts[1] = a.mtime
 		}
-		if err := unix.UtimesNanoAt(unix.AT_FDCWD, proc, ts, 0); err != nil {
+		if err := setTimes(proc, ts); err != nil {
 			return done, err
 		}
 		for _, b := range []int{nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet} {
@@ -155,6 +155,44 @@ func applyAttrs(fd, wfd int, a *newAttrs) (nfs4.Bitmap, error) {
 		}
 	}
 	return done, nil
+}
+
+// setTimes sets atime and mtime of the file at path (a /proc link) to ts
+// (UTIME_NOW: the server's time; UTIME_OMIT: left as it is), as the
+// caller asCaller switched to.
+//
+// Setting a time to the server's time is a "touch", which needs write
+// permission, not ownership: knfsd's nfsd_setattr asks only NFSD_MAY_WRITE
+// when no explicit time is given. The kernel agrees for utimensat with
+// both times UTIME_NOW (or NULL), but wants ownership when one of them is
+// UTIME_OMIT. That case, refused with EPERM, is retried after checking
+// write permission as the caller, with the server's own fsuid: only
+// UTIME_NOW and UTIME_OMIT ever reach the kernel that way.
+func setTimes(path string, ts []unix.Timespec) error {
+	err := unix.UtimesNanoAt(unix.AT_FDCWD, path, ts, 0)
+	if err != unix.EPERM || !onlyNow(ts) {
+		return err
+	}
+	// faccessat2 itself, not unix.Faccessat: where faccessat2 is missing
+	// that emulates AT_EACCESS from the euid (root: anything goes).
+	if err := unix.Faccessat2(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS); err != nil {
+		if err == unix.ENOSYS {
+			return unix.EPERM
+		}
+		return err
+	}
+	return asServerFSUID(func() error { return unix.UtimesNanoAt(unix.AT_FDCWD, path, ts, 0) })
+}
+
+// onlyNow reports whether ts sets no explicit time: each is UTIME_NOW or
+// UTIME_OMIT.
+func onlyNow(ts []unix.Timespec) bool {
+	for _, t := range ts {
+		if t.Nsec != unix.UTIME_NOW && t.Nsec != unix.UTIME_OMIT {
+			return false
+		}
+	}
+	return true
 }
 
 // chmodFD sets the mode of the file open as fd (path is its /proc link).
