@@ -92,6 +92,7 @@ func parseFlags(name string, args []string) *options {
 	fs.StringVar(&o.csvOut, "csv", "", "write a CSV row per phase to FILE")
 	fs.StringVar(&o.plotOut, "plot", "", "readmatrix: draw MB/s bars to FILE.png")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no live progress line even on a terminal")
+	fs.DurationVar(&o.cfg.GraceWait, "grace-wait", 5*time.Minute, "how long to wait out a server's grace period after its restart (OPEN/LOCK answered NFS4ERR_GRACE); 0: fail at once")
 	fs.Parse(args)
 	if o.main.Addr == "" {
 		fmt.Fprintln(os.Stderr, "nfsbench: --server is required")
