@@ -18,7 +18,9 @@ import (
 type Row map[string]any
 
 // ReadRows reads JSON objects, one after another (nfsbench --json files,
-// several concatenated). An iperf3 -J report (an object with
+// several concatenated; a fio JSON report becomes a row too, see fioRow). A result with bytes gets
+// client_cpu_seconds_per_gib (nfsbench reports the client's CPU seconds
+// only). An iperf3 -J report (an object with
 // end.sum_received) becomes one row: server "iperf3", workload "iperf3",
 // op "TCP", mb_per_sec, and the sender's and receiver's CPU per GiB
 // (client_cpu_seconds_per_gib, server_cpu_seconds_per_gib), so that
@@ -44,6 +46,14 @@ func ReadRows(r io.Reader) ([]Row, error) {
 		if ip, ok := iperf3Row(Row(m)); ok {
 			m = ip
 		}
+		if fr, ok := fioRow(m); ok {
+			m = fr
+		}
+		cpu, ok1 := Row(m).Num("client_cpu_seconds")
+		bytes, ok2 := Row(m).Num("bytes")
+		if _, had := m["client_cpu_seconds_per_gib"]; !had && ok1 && ok2 && bytes > 0 {
+			m["client_cpu_seconds_per_gib"] = cpu / (bytes / (1 << 30))
+		}
 		out = append(out, Row(m))
 	}
 }
@@ -66,6 +76,24 @@ func iperf3Row(m Row) (Row, bool) {
 		out["server_cpu_seconds_per_gib"] = pct / 100 * secs / gib
 	}
 	return out, true
+}
+
+// fioRow turns a fio --output-format=json report into a row of its first
+// job's reads: server "fio", workload "fio", op "READ", mb_per_sec.
+func fioRow(m map[string]any) (map[string]any, bool) {
+	jobs, ok := m["jobs"].([]any)
+	if !ok || len(jobs) == 0 {
+		return nil, false
+	}
+	job, ok := jobs[0].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	bw, ok := Row(job).Num("read.bw_bytes")
+	if !ok {
+		return nil, false
+	}
+	return map[string]any{"server": "fio", "workload": "fio", "op": "READ", "mb_per_sec": bw / 1e6}, true
 }
 
 // get finds a field by dotted name.
@@ -142,7 +170,9 @@ func Median(v []float64) float64 {
 
 // Goal is a target checked against the medians: the ratio of Metric's
 // median on Side to its median on Base (or the median itself, with no
-// Base), compared with Limit, in every table row that matches Where.
+// Base), compared with Limit, in every table row that matches Where. A
+// Base of "@NAME" is the median of Metric over every result of side NAME,
+// whatever its row (e.g. "@iperf3", the loopback's limit).
 type Goal struct {
 	Name       string
 	Metric     string
@@ -156,8 +186,9 @@ type Goal struct {
 // e.g. "goal 6: server_cpu_us_per_op cores2/cores1 <= 1 where conns=4".
 func ParseGoal(s string) (Goal, error) {
 	var g Goal
-	if name, rest, ok := strings.Cut(s, ": "); ok {
-		g.Name, s = name, rest
+	// The name may hold ": " itself; the spec never does.
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		g.Name, s = s[:i], s[i+2:]
 	}
 	f := strings.Fields(s)
 	if len(f) != 4 && !(len(f) == 6 && f[4] == "where") {
@@ -216,6 +247,10 @@ type Summary struct {
 	Metrics []string
 	Where   map[string]string // only rows matching these fields
 	Goals   []Goal
+	// IO500 prints the IO500-style score (io500Score) of every side
+	// against the base; Rows must start with workload and Metrics hold
+	// mb_per_sec and ops_per_sec. A goal's metric "io500_score" is it.
+	IO500 bool
 	// Runs lists each cell's values after the medians of the first metric.
 	Runs bool
 }
@@ -290,8 +325,22 @@ func (s *Summary) Write(w io.Writer, rows []Row) {
 	} else {
 		s.writeTable(w, cells, sides)
 	}
+	if s.IO500 && len(sides) > 1 {
+		for _, sd := range sides[1:] {
+			bw, md, score := io500Score(cells, sd, sides[0])
+			fmt.Fprintf(w, "IO500-style %s/%s: bandwidth %s metadata %s score %s (geometric means of the ior and of the mdtest phases' ratios; not an official IO500 score)\n",
+				sd, sides[0], FormatRatio(bw), FormatRatio(md), FormatRatio(score))
+		}
+	}
 	for _, g := range s.Goals {
-		fmt.Fprintln(w, g.verdict(cells, s.Rows))
+		if g.Metric == "io500_score" {
+			_, _, score := io500Score(cells, g.Side, g.Base)
+			cells := []*cell{{key: []string{"score"}, vals: map[string]map[string][]float64{
+				g.Side: {g.Metric: {score}}, g.Base: {g.Metric: {1}}}}}
+			fmt.Fprintln(w, g.verdict(cells, []string{""}, math.NaN()))
+			continue
+		}
+		fmt.Fprintln(w, g.verdict(cells, s.Rows, s.overall(rows, g)))
 	}
 }
 
@@ -342,7 +391,9 @@ func (s *Summary) writeTable(w io.Writer, cells []*cell, sides []string) {
 				for _, x := range c.vals[sd][s.Metrics[0]] {
 					v = append(v, FormatNum(x))
 				}
-				runs = append(runs, sd+": "+strings.Join(v, ", "))
+				if len(v) > 0 {
+					runs = append(runs, sd+": "+strings.Join(v, ", "))
+				}
 			}
 			line = append(line, strings.Join(runs, "; "))
 		}
@@ -350,10 +401,60 @@ func (s *Summary) writeTable(w io.Writer, cells []*cell, sides []string) {
 	}
 }
 
-// value is what the goal compares in c: a ratio of medians, or a median.
-func (g Goal) value(c *cell) float64 {
+// io500Score is the IO500-style score of side against base over cells
+// whose first key field is the workload (not an official IO500 score):
+// the geometric mean of the ior phases' MB/s ratios (bw) and of the
+// mdtest phases' ops/s ratios (md), and the square root of their product.
+func io500Score(cells []*cell, side, base string) (bw, md, score float64) {
+	var b, m []float64
+	for _, c := range cells {
+		switch {
+		case len(c.key) == 0:
+		case strings.HasPrefix(c.key[0], "ior-"):
+			b = append(b, c.median(side, "mb_per_sec")/c.median(base, "mb_per_sec"))
+		case strings.HasPrefix(c.key[0], "mdtest-"):
+			m = append(m, c.median(side, "ops_per_sec")/c.median(base, "ops_per_sec"))
+		}
+	}
+	bw, md = orNaN(geomean(b)), orNaN(geomean(m))
+	return bw, md, math.Sqrt(bw * md)
+}
+
+// orNaN: io500.go's geomean answers 0 for no or bad values.
+func orNaN(v float64) float64 {
+	if v == 0 {
+		return math.NaN()
+	}
+	return v
+}
+
+// overall is the median of g's metric over every result of side
+// g.Base[1:] when g.Base is "@NAME"; NaN otherwise.
+func (s *Summary) overall(rows []Row, g Goal) float64 {
+	name, ok := strings.CutPrefix(g.Base, "@")
+	if !ok {
+		return math.NaN()
+	}
+	var v []float64
+	for _, r := range rows {
+		if r.Str(cmpOr(s.Side, "server")) != name || r.Str("error") != "" {
+			continue
+		}
+		if x, ok := r.Num(g.Metric); ok {
+			v = append(v, x)
+		}
+	}
+	return Median(v)
+}
+
+// value is what the goal compares in c: a ratio of medians, or a median;
+// ref is the median of an "@NAME" base.
+func (g Goal) value(c *cell, ref float64) float64 {
 	v := c.median(g.Side, g.Metric)
-	if g.Base != "" {
+	switch {
+	case strings.HasPrefix(g.Base, "@"):
+		v /= ref
+	case g.Base != "":
 		v /= c.median(g.Base, g.Metric)
 	}
 	return v
@@ -362,14 +463,14 @@ func (g Goal) value(c *cell) float64 {
 // verdict is the goal's line: MET when every matching table row passes,
 // NOT MET otherwise, with each row's value; "not measured" when no row
 // has both medians.
-func (g Goal) verdict(cells []*cell, names []string) string {
+func (g Goal) verdict(cells []*cell, names []string, ref float64) string {
 	var parts []string
 	pass, total := 0, 0
 	for _, c := range cells {
 		if !keyMatches(c, names, g.Where) {
 			continue
 		}
-		v := g.value(c)
+		v := g.value(c, ref)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}

@@ -72,6 +72,11 @@ func TestReadRows(t *testing.T) {
 	if cached.Str("cache") != "cached" || (Row{"cached": false}).Str("cache") != "uncached" || (Row{}).Str("cache") != "" {
 		t.Error("cache spelled wrong")
 	}
+	withCPU := `{"server":"s","bytes":2147483648,"client_cpu_seconds":3}`
+	rows, err = ReadRows(strings.NewReader(withCPU))
+	if v, _ := rows[0].Num("client_cpu_seconds_per_gib"); err != nil || v != 1.5 {
+		t.Errorf("client_cpu_seconds_per_gib = %v, %v", v, err)
+	}
 	if _, err := ReadRows(strings.NewReader(`{"a":1} {`)); err == nil {
 		t.Error("a truncated file read without error")
 	}
@@ -84,10 +89,11 @@ func TestSummaryTableAndGoals(t *testing.T) {
 	}
 	var goals []Goal
 	for _, spec := range []string{
-		"goal 6: server_cpu_us_per_op cores2/cores1 <= 1 where conns=4",
+		"goal 6 (4 connections: cores2 no dearer): server_cpu_us_per_op cores2/cores1 <= 1 where conns=4",
 		"ops: ops_per_sec cores2/cores1 >= 1.2",
 		"server_cpu_us_per_op cores2 <= 15",
 		"absent: mb_per_sec cores2/cores1 >= 1",
+		"vs all of cores1: ops_per_sec cores2/@cores1 >= 1.5 where conns=4",
 	} {
 		g, err := ParseGoal(spec)
 		if err != nil {
@@ -105,10 +111,12 @@ func TestSummaryTableAndGoals(t *testing.T) {
 		// medians: cores1 1000 ops/s 11 µs, cores2 1400 ops/s 10 µs
 		"| 4 | 3 | 1000 | 1400 | 1.40x | 11.0 | 10.0 | 0.91x | cores1: 1000, 1100, 900; cores2: 1500, 1300, 1400 |\n",
 		"| 1 | 1 | 500 | 400 | 0.80x | 20.0 | 30.0 | 1.50x | cores1: 500; cores2: 400 |\n",
-		"- goal 6: **MET** (target <= 1x) — 4: 0.91x\n",
+		"- goal 6 (4 connections: cores2 no dearer): **MET** (target <= 1x) — 4: 0.91x\n",
 		"- ops: **NOT MET (1/2 pass)** (target >= 1.2x) — 4: 1.40x; 1: 0.80x\n",
 		"- server_cpu_us_per_op cores2 <= 15: **NOT MET (1/2 pass)** (target <= 15) — 4: 10.0; 1: 30.0\n",
 		"- absent: not measured (target >= 1x)\n",
+		// cores1's median over all four results: (900+1000)/2 = 950
+		"- vs all of cores1: **NOT MET** (target >= 1.5x) — 4: 1.47x\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -143,6 +151,43 @@ func TestFormatNum(t *testing.T) {
 	for v, want := range map[float64]string{1234.5: "1234", 12.34: "12.3", 1.234: "1.23", 0: "0.00", 0.001234: "0.00123", math.NaN(): "-"} {
 		if got := FormatNum(v); got != want {
 			t.Errorf("FormatNum(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// IO500-style score and a fio report, as peer-compare.sh reads them.
+func TestSummaryIO500AndFio(t *testing.T) {
+	text := `{"workload":"ior-easy","server":"uring","op":"write","mb_per_sec":400}
+{"workload":"ior-easy","server":"ganesha","op":"write","mb_per_sec":100}
+{"workload":"mdtest-easy","server":"uring","op":"create","ops_per_sec":2000}
+{"workload":"mdtest-easy","server":"ganesha","op":"create","ops_per_sec":1000}
+{"workload":"mdtest-easy","server":"uring","op":"stat","ops_per_sec":8000}
+{"workload":"mdtest-easy","server":"ganesha","op":"stat","ops_per_sec":1000}
+{"jobs":[{"jobname":"device","read":{"bw_bytes":2500000000}}]}
+`
+	rows, err := ReadRows(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fio := rows[6]; fio.Str("server") != "fio" || fio.Str("op") != "READ" {
+		t.Fatalf("fio row %v", fio)
+	} else if mb, _ := fio.Num("mb_per_sec"); mb != 2500 {
+		t.Fatalf("fio MB/s %v", mb)
+	}
+	g1, _ := ParseGoal("goal 1: io500_score uring/ganesha >= 3")
+	g2, _ := ParseGoal("weakest phase: ops_per_sec uring/ganesha >= 1.5 where workload=mdtest-easy")
+	s := &Summary{Rows: []string{"workload", "op"}, Base: "ganesha", Metrics: []string{"mb_per_sec", "ops_per_sec"},
+		IO500: true, Goals: []Goal{g1, g2}}
+	var b strings.Builder
+	s.Write(&b, rows[:6])
+	// bandwidth 4x; metadata sqrt(2*8) = 4x; score 4x.
+	for _, want := range []string{
+		"IO500-style uring/ganesha: bandwidth 4.00x metadata 4.00x score 4.00x",
+		"- goal 1: **MET** (target >= 3x) — score: 4.00x",
+		"- weakest phase: **MET** (target >= 1.5x) — mdtest-easy/create: 2.00x; mdtest-easy/stat: 8.00x",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
 		}
 	}
 }

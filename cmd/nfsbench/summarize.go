@@ -21,6 +21,9 @@ cached/uncached. Rows with an error are listed and left out.
 Goals: "[NAME: ]METRIC SIDE[/BASE] <=|>= LIMIT [where K=V,...]" holds when it
 holds in every table row matching where (whose keys are --rows fields), e.g.
   --goal "goal 6: server_cpu_us_per_op cores2/cores1 <= 1 where conns=4"
+A BASE of @NAME is the median over every result of side NAME, whatever its
+row (mb_per_sec uring/@iperf3 >= 0.8). fio JSON reports are read as server
+"fio", op READ.
 
 Flags:
 `
@@ -35,6 +38,7 @@ func summarize(args []string, w io.Writer) error {
 	metrics := fs.String("metrics", "mb_per_sec,ops_per_sec,server_cpu_seconds_per_gib,server_cpu_us_per_op", "metrics, comma-separated")
 	where := fs.String("where", "", "only results whose fields match K=V,...")
 	runs := fs.Bool("runs", false, "list every run's value of the first metric")
+	io500 := fs.Bool("io500", false, "print the IO500-style score of each side against --base (--rows must start with workload); goals may name io500_score")
 	var goals []bench.Goal
 	fs.Func("goal", "target checked against the medians (repeatable; see above)", func(s string) error {
 		g, err := bench.ParseGoal(s)
@@ -48,7 +52,7 @@ func summarize(args []string, w io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("no FILE given")
 	}
-	s := &bench.Summary{Rows: splitList(*rows), Side: *side, Base: *base, Metrics: splitList(*metrics), Goals: goals, Runs: *runs}
+	s := &bench.Summary{Rows: splitList(*rows), Side: *side, Base: *base, Metrics: splitList(*metrics), Goals: goals, Runs: *runs, IO500: *io500}
 	if *where != "" {
 		var err error
 		if s.Where, err = bench.ParseWhere(*where); err != nil {
