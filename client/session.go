@@ -76,7 +76,8 @@ func (c *Client) Compound(ctx context.Context, build BuildFunc, parse ParseFunc)
 func (c *Client) compound(ctx context.Context, build BuildFunc, parse ParseFunc, s *sink) error {
 	wait := c.opts.DelayMin
 	var graceSince time.Time
-	for try := 0; ; try++ {
+	delays := 0 // NFS4ERR_DELAY retries; the grace period has its own bound
+	for {
 		err := c.compoundOnce(ctx, build, parse, s)
 		switch {
 		case IsStatus(err, nfs4.ErrGrace):
@@ -86,9 +87,10 @@ func (c *Client) compound(ctx context.Context, build BuildFunc, parse ParseFunc,
 			// The grace period lasts seconds to minutes: a slower
 			// pace than NFS4ERR_DELAY's retries would not shorten it.
 			wait = max(wait, c.opts.DelayMax)
-		case !IsStatus(err, nfs4.ErrDelay) || try >= c.opts.DelayRetries:
+		case !IsStatus(err, nfs4.ErrDelay) || delays >= c.opts.DelayRetries:
 			return err
 		default:
+			delays++
 			c.stats.delays.Add(1)
 		}
 		t := time.NewTimer(wait)
