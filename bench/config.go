@@ -24,8 +24,12 @@ type Config struct {
 	// BackChannel asks for a back channel on each connection, so a
 	// server may grant delegations (the client answers recalls).
 	BackChannel bool
-	Progress    bool             // live progress line on stderr
-	Warn        func(msg string) // remarks about options that cannot be honoured
+	// GraceWait bounds how long an OPEN or LOCK answered NFS4ERR_GRACE
+	// (the server's grace period after a restart) is retried, as a real
+	// client waits it out; 0: the phase fails with NFS4ERR_GRACE.
+	GraceWait time.Duration
+	Progress  bool             // live progress line on stderr
+	Warn      func(msg string) // remarks about options that cannot be honoured
 }
 
 // SetDefaults fills zero fields.

@@ -63,6 +63,9 @@ type Result struct {
 	ServerCPUPerOpUS *float64           `json:"server_cpu_us_per_op,omitempty"`
 	Note             string             `json:"note,omitempty"`
 	Error            string             `json:"error,omitempty"`
+	// Tags are the caller's labels of the run (nfsbench --tag K=V), for
+	// nfsbench summarize to group by: a repetition, a flag's value.
+	Tags map[string]string `json:"tags,omitempty"`
 }
 
 func (r *Result) fill(m *Measure, cpu, srv0, srv1 float64) {

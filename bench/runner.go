@@ -39,8 +39,16 @@ type Runner struct {
 }
 
 // Run builds the phases on every target, then runs phase i on each target
-// in turn before phase i+1.
+// in turn before phase i+1. With Config.GraceWait it first waits out a
+// target's grace period (awaitGrace), untimed.
 func (r *Runner) Run(ctx context.Context, build Builder) ([]*Result, error) {
+	if r.Cfg.GraceWait > 0 {
+		for _, t := range r.Targets {
+			if err := t.awaitGrace(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	phases := make([][]*Phase, len(r.Targets))
 	for i, t := range r.Targets {
 		ps, err := build(ctx, r.Cfg, t)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"path"
+	"sync"
 	"syscall"
 
 	"github.com/nfsd-uring/nfsd-uring/client"
@@ -20,8 +21,9 @@ type Target struct {
 	LocalDir  string // the export's directory on this machine, if local
 	ServerPID int    // server process for CPU accounting; 0: unknown
 
-	conns []*client.Client
-	dir   []byte // handle of the benchmark directory
+	conns     []*client.Client
+	dir       []byte    // handle of the benchmark directory
+	graceOnce sync.Once // "server in grace period" is said once
 }
 
 // Label is the target's name in output.
@@ -36,7 +38,10 @@ func (t *Target) Label() string {
 // benchmark directory sub under the export.
 func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 	for range cfg.Conns {
-		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: cfg.BackChannel, NoHoleFill: cfg.NoVerify})
+		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: cfg.BackChannel, NoHoleFill: cfg.NoVerify,
+			GraceWait: cfg.GraceWait, OnGrace: func() {
+				t.graceOnce.Do(func() { cfg.warn("server in grace period: waiting (%s, at most %v)", t.Label(), cfg.GraceWait) })
+			}})
 		if err != nil {
 			t.Close()
 			return dialError(t.Addr, err)
@@ -54,6 +59,26 @@ func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 		return lookupError(t, path.Join(t.Export, cfg.Dir), err)
 	}
 	return nil
+}
+
+// graceProbe is the file awaitGrace opens and removes.
+const graceProbe = ".nfsbench-grace-probe"
+
+// awaitGrace opens (creating) and removes a file in the benchmark
+// directory before any phase is timed: a server in its grace period
+// after a restart answers the OPEN with NFS4ERR_GRACE, which the client
+// waits out (Config.GraceWait), so that no phase's time includes the
+// wait.
+func (t *Target) awaitGrace(ctx context.Context) error {
+	c := t.conns[0]
+	f, err := c.OpenCreate(ctx, t.dir, graceProbe, 0o600)
+	if err != nil {
+		return fmt.Errorf("%s: OPEN of %s: %w", t.Label(), graceProbe, err)
+	}
+	if err := c.CloseFile(ctx, f.FH, f.Stateid); err != nil {
+		return fmt.Errorf("%s: CLOSE of %s: %w", t.Label(), graceProbe, err)
+	}
+	return c.Remove(ctx, t.dir, graceProbe)
 }
 
 // Close ends every connection.

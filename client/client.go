@@ -34,6 +34,16 @@ type Options struct {
 	DelayRetries int           // retries on NFS4ERR_DELAY; default 20
 	DelayMin     time.Duration // first backoff; default 5ms
 	DelayMax     time.Duration // backoff cap; default 500ms
+	// GraceWait is how long, in all, a COMPOUND answered NFS4ERR_GRACE
+	// (an OPEN or LOCK while the server is in its grace period after a
+	// restart, RFC 8881 section 8.4.2) is sent again, with the backoff of
+	// NFS4ERR_DELAY, as the Linux client does (nfs4_handle_exception).
+	// 0: NFS4ERR_GRACE is returned at once, for tests of the grace period.
+	GraceWait time.Duration
+	// OnGrace, if set, is called when a COMPOUND is first answered
+	// NFS4ERR_GRACE and the client begins to wait (once per such call),
+	// so that a program can say why it stalls.
+	OnGrace func()
 	// BackChannel asks for a back channel on the connection and answers
 	// the server's callbacks (see Callbacks); without it the server
 	// grants no delegations.

@@ -27,7 +27,8 @@ type fakeServer struct {
 	slots    map[uint32]uint32 // slot -> last seqid
 	calls    atomic.Int64
 	delayAll atomic.Bool
-	stall    atomic.Bool // the next reply stops half-way (stallOff)
+	stall    atomic.Bool  // the next reply stops half-way (stallOff)
+	grace    atomic.Int64 // READs still to answer NFS4ERR_GRACE
 }
 
 const (
@@ -188,6 +189,10 @@ func (s *fakeServer) op(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
 		if off == stallOff {
 			s.stall.Store(true)
 			off = 0
+		}
+		if s.grace.Add(-1) >= 0 {
+			e.Uint32(nfs4.ErrGrace)
+			return nfs4.ErrGrace
 		}
 		if s.calls.Add(1)%5 == 0 || s.delayAll.Load() {
 			e.Uint32(nfs4.ErrDelay)
@@ -398,6 +403,40 @@ func TestFakeDelayGivesUp(t *testing.T) {
 	}
 	if d := c.Stats().Delays; d != 3 {
 		t.Fatalf("%d delays", d)
+	}
+}
+
+// NFS4ERR_GRACE is waited out for Options.GraceWait, with OnGrace called
+// once per waiting call; without GraceWait it is returned at once.
+func TestFakeGraceWait(t *testing.T) {
+	s := startFake(t)
+	c := dialFake(t, s)
+	defer c.Close()
+	c.opts.DelayMax = 2 * time.Millisecond
+	read := func() error {
+		_, _, err := c.Read(context.Background(), []byte("fh"), nfs4.AnonStateid, 0, 100)
+		return err
+	}
+	s.grace.Store(1)
+	if err := read(); !IsStatus(err, nfs4.ErrGrace) {
+		t.Fatalf("without GraceWait: %v, want NFS4ERR_GRACE", err)
+	}
+
+	var told atomic.Int64
+	c.opts.GraceWait, c.opts.OnGrace = 5*time.Second, func() { told.Add(1) }
+	s.grace.Store(4)
+	if err := read(); err != nil {
+		t.Fatalf("with GraceWait: %v", err)
+	}
+	if told.Load() != 1 || c.Stats().GraceWaits != 1 {
+		t.Fatalf("OnGrace called %d times, GraceWaits %d; want 1 and 1", told.Load(), c.Stats().GraceWaits)
+	}
+
+	c.opts.GraceWait = 30 * time.Millisecond
+	s.grace.Store(1 << 40)
+	start := time.Now()
+	if err := read(); !IsStatus(err, nfs4.ErrGrace) || time.Since(start) < 30*time.Millisecond {
+		t.Fatalf("past GraceWait: %v after %v, want NFS4ERR_GRACE after 30ms", err, time.Since(start))
 	}
 }
 

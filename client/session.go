@@ -63,9 +63,10 @@ func (c *Client) ForeChannel() ChannelAttrs { return c.sess.attrs }
 
 // Compound sends SEQUENCE followed by the operations build encodes, and
 // hands the reply, positioned after the SEQUENCE result, to parse. It
-// retries with backoff while the server answers NFS4ERR_DELAY. parse should
-// call r.Op for each operation in order; a failed operation comes back as
-// a *StatusError.
+// retries with backoff while the server answers NFS4ERR_DELAY, and for
+// Options.GraceWait while it answers NFS4ERR_GRACE. parse should call r.Op
+// for each operation in order; a failed operation comes back as a
+// *StatusError.
 func (c *Client) Compound(ctx context.Context, build BuildFunc, parse ParseFunc) error {
 	return c.compound(ctx, build, parse, nil)
 }
@@ -74,12 +75,24 @@ func (c *Client) Compound(ctx context.Context, build BuildFunc, parse ParseFunc)
 // sink); parse finds in Reply.Placed whether it was.
 func (c *Client) compound(ctx context.Context, build BuildFunc, parse ParseFunc, s *sink) error {
 	wait := c.opts.DelayMin
-	for try := 0; ; try++ {
+	var graceSince time.Time
+	delays := 0 // NFS4ERR_DELAY retries; the grace period has its own bound
+	for {
 		err := c.compoundOnce(ctx, build, parse, s)
-		if !IsStatus(err, nfs4.ErrDelay) || try >= c.opts.DelayRetries {
+		switch {
+		case IsStatus(err, nfs4.ErrGrace):
+			if !c.waitGrace(&graceSince) {
+				return err
+			}
+			// The grace period lasts seconds to minutes: a slower
+			// pace than NFS4ERR_DELAY's retries would not shorten it.
+			wait = max(wait, c.opts.DelayMax)
+		case !IsStatus(err, nfs4.ErrDelay) || delays >= c.opts.DelayRetries:
 			return err
+		default:
+			delays++
+			c.stats.delays.Add(1)
 		}
-		c.stats.delays.Add(1)
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
@@ -89,6 +102,23 @@ func (c *Client) compound(ctx context.Context, build BuildFunc, parse ParseFunc,
 		}
 		wait = min(2*wait, c.opts.DelayMax)
 	}
+}
+
+// waitGrace decides whether a COMPOUND answered NFS4ERR_GRACE is sent
+// again: while less than GraceWait has passed since *since (set at the
+// first NFS4ERR_GRACE, when OnGrace is called).
+func (c *Client) waitGrace(since *time.Time) bool {
+	if c.opts.GraceWait <= 0 {
+		return false
+	}
+	if since.IsZero() {
+		*since = time.Now()
+		c.stats.graceWaits.Add(1)
+		if c.opts.OnGrace != nil {
+			c.opts.OnGrace()
+		}
+	}
+	return time.Since(*since) < c.opts.GraceWait
 }
 
 func (c *Client) compoundOnce(ctx context.Context, build BuildFunc, parse ParseFunc, s *sink) error {

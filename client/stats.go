@@ -8,6 +8,7 @@ type Stats struct {
 	Writes        uint64 // system calls that wrote them
 	BytesReceived uint64 // bytes of reply records received
 	Delays        uint64 // NFS4ERR_DELAY retries
+	GraceWaits    uint64 // calls that waited out NFS4ERR_GRACE (Options.GraceWait)
 	Dropped       uint64 // replies nobody waited for
 
 	ReadBytes         uint64 // data delivered by READ
@@ -23,6 +24,7 @@ type Stats struct {
 
 type counters struct {
 	delays            atomic.Uint64
+	graceWaits        atomic.Uint64
 	readBytes         atomic.Uint64
 	readPlusCalls     atomic.Uint64
 	readPlusData      atomic.Uint64
@@ -39,6 +41,7 @@ func (c *Client) Stats() Stats {
 		Writes:            c.t.writes.Load(),
 		BytesReceived:     c.t.bytesIn.Load(),
 		Delays:            c.stats.delays.Load(),
+		GraceWaits:        c.stats.graceWaits.Load(),
 		Dropped:           c.t.dropped.Load(),
 		ReadBytes:         c.stats.readBytes.Load(),
 		ReadsPlaced:       c.t.sunk.Load(),

@@ -45,20 +45,60 @@ func LookupHost(ctx context.Context, host string) ([]netip.Addr, error) {
 // starts a comment, a '\' at the end of a line continues it.
 //
 // Every bad line is reported, with its number, in the error; a file with
-// any bad line gives no exports.
+// any bad line gives no exports. ParseExports counts a hostname that does
+// not resolve as a bad line; ReadExports, which the server uses, leaves
+// out only that client spec.
 func ParseExports(r io.Reader, resolve Resolver) ([]Export, error) {
+	list, unresolved, err := ReadExports(r, resolve)
+	if err != nil {
+		return nil, err
+	}
+	if len(unresolved) > 0 {
+		return nil, errors.Join(asErrors(unresolved)...)
+	}
+	return list, nil
+}
+
+// UnresolvedHost is a client spec ReadExports left out because its
+// hostname did not resolve.
+type UnresolvedHost struct {
+	Line int    // the line of the export
+	Path string // the export
+	Host string
+	Err  error // the resolver's
+	// NoClientLeft: every client spec of the line was left out, so the
+	// export itself is (a line without clients would mean "everyone").
+	NoClientLeft bool
+}
+
+func (u UnresolvedHost) Error() string {
+	s := fmt.Sprintf("line %d: %q: cannot resolve the hostname (%v): its client spec is left out", u.Line, u.Host, u.Err)
+	if u.NoClientLeft {
+		s += fmt.Sprintf("; %s has no client left and is not exported", u.Path)
+	}
+	return s
+}
+
+// ReadExports is ParseExports, except that a hostname that does not
+// resolve drops only its own client spec (and the export, if no client is
+// left), as `exportfs -ra` does: everything else in the file takes
+// effect, so one stale name in DNS neither stops the server at start-up
+// nor blocks a reload that tightens another export. The caller reports
+// what was left out.
+func ReadExports(r io.Reader, resolve Resolver) ([]Export, []UnresolvedHost, error) {
 	if resolve == nil {
 		resolve = LookupHost
 	}
 	var out []Export
 	var errs []error
+	var unresolved []UnresolvedHost
 	seen := map[string]int{}
 	lines, err := logicalLines(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, l := range lines {
-		e, err := parseExportLine(l.text, resolve)
+		e, skipped, err := parseExportLine(l.text, resolve)
 		if err == nil && seen[e.Path] > 0 {
 			err = fmt.Errorf("%s is already exported on line %d (give all its clients on one line)", e.Path, seen[e.Path])
 		}
@@ -69,17 +109,35 @@ func ParseExports(r io.Reader, resolve Resolver) ([]Export, error) {
 		if e.Path == "" {
 			continue // blank or comment
 		}
-		e.Line = l.num
 		seen[e.Path] = l.num
+		for _, u := range skipped {
+			u.Line, u.Path, u.NoClientLeft = l.num, e.Path, len(e.Clients) == 0
+			unresolved = append(unresolved, u)
+		}
+		if len(e.Clients) == 0 {
+			continue
+		}
+		e.Line = l.num
 		out = append(out, e)
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, nil, errors.Join(errs...)
+	}
+	if len(out) == 0 && len(unresolved) > 0 {
+		return nil, unresolved, fmt.Errorf("no export left: %w", errors.Join(asErrors(unresolved)...))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no export in the file")
+		return nil, nil, fmt.Errorf("no export in the file")
 	}
-	return out, nil
+	return out, unresolved, nil
+}
+
+func asErrors(us []UnresolvedHost) []error {
+	var out []error
+	for _, u := range us {
+		out = append(out, u)
+	}
+	return out
 }
 
 type logicalLine struct {
@@ -173,29 +231,30 @@ type exportWide struct {
 }
 
 // parseExportLine parses one logical line; a blank line gives an Export
-// with no Path.
-func parseExportLine(text string, resolve Resolver) (Export, error) {
+// with no Path. Client specs whose hostname does not resolve are left out
+// of the Export and returned in skipped (with Host and Err set).
+func parseExportLine(text string, resolve Resolver) (e Export, skipped []UnresolvedHost, err error) {
 	f, err := splitFields(text)
 	if err != nil || len(f) == 0 {
-		return Export{}, err
+		return Export{}, nil, err
 	}
 	p := f[0]
 	if !strings.HasPrefix(p, "/") {
-		return Export{}, fmt.Errorf("%q: the export must be an absolute path", p)
+		return Export{}, nil, fmt.Errorf("%q: the export must be an absolute path", p)
 	}
 	p = path.Clean(p)
 	base, baseWide := DefaultClientOptions(), exportWide{}
 	f = f[1:]
 	if len(f) > 0 && strings.HasPrefix(f[0], "-") {
 		if err := applyOptions(&base, &baseWide, f[0][1:]); err != nil {
-			return Export{}, err
+			return Export{}, nil, err
 		}
 		f = f[1:]
 	}
 	if len(f) == 0 {
-		return Export{}, fmt.Errorf("%s: no client given (write *(ro) or *(rw) to export to every client)", p)
+		return Export{}, nil, fmt.Errorf("%s: no client given (write *(ro) or *(rw) to export to every client)", p)
 	}
-	e := Export{Name: p, Path: p}
+	e = Export{Name: p, Path: p}
 	var wide *exportWide
 	type ranked struct {
 		rule ClientRule
@@ -205,25 +264,30 @@ func parseExportLine(text string, resolve Resolver) (Export, error) {
 	for _, tok := range f {
 		spec, opts, hasOpts := strings.Cut(tok, "(")
 		if spec == "" {
-			return Export{}, fmt.Errorf("%q: options without a client (is there a blank before '('?)", tok)
+			return Export{}, nil, fmt.Errorf("%q: options without a client (is there a blank before '('?)", tok)
 		}
 		o, w := base, baseWide
 		if hasOpts {
 			if !strings.HasSuffix(opts, ")") || strings.Contains(opts[:len(opts)-1], "(") {
-				return Export{}, fmt.Errorf("%q: options must end with ')' (no blanks inside)", tok)
+				return Export{}, nil, fmt.Errorf("%q: options must end with ')' (no blanks inside)", tok)
 			}
 			if err := applyOptions(&o, &w, opts[:len(opts)-1]); err != nil {
-				return Export{}, fmt.Errorf("%s: %w", spec, err)
+				return Export{}, nil, fmt.Errorf("%s: %w", spec, err)
 			}
 		}
 		if wide == nil {
 			wide = &w
 		} else if *wide != w {
-			return Export{}, fmt.Errorf("%s: fsid= and crossmnt apply to the whole export: give every client of the line the same (or put them in -OPTIONS after the path)", spec)
+			return Export{}, nil, fmt.Errorf("%s: fsid= and crossmnt apply to the whole export: give every client of the line the same (or put them in -OPTIONS after the path)", spec)
 		}
 		r, rank, err := parseClientSpec(spec, resolve)
+		var u *UnresolvedHost
+		if errors.As(err, &u) {
+			skipped = append(skipped, *u)
+			continue
+		}
 		if err != nil {
-			return Export{}, err
+			return Export{}, nil, err
 		}
 		r.Options = o
 		rules = append(rules, ranked{r, rank})
@@ -235,7 +299,7 @@ func parseExportLine(text string, resolve Resolver) (Export, error) {
 		e.Clients = append(e.Clients, r.rule)
 	}
 	e.FSID, e.CrossMnt = wide.fsid, wide.crossmnt
-	return e, nil
+	return e, skipped, nil
 }
 
 // Client spec kinds, in exports(5)'s order of precedence.
@@ -272,8 +336,11 @@ func parseClientSpec(spec string, resolve Resolver) (ClientRule, int, error) {
 		return r, 0, fmt.Errorf("%q: not an address, network or hostname", spec)
 	}
 	addrs, err := resolve(context.Background(), spec)
-	if err != nil || len(addrs) == 0 {
-		return r, 0, fmt.Errorf("%q: cannot resolve the hostname: %v", spec, err)
+	if err == nil && len(addrs) == 0 {
+		err = errors.New("no address")
+	}
+	if err != nil {
+		return r, 0, &UnresolvedHost{Host: spec, Err: err}
 	}
 	for _, a := range addrs {
 		a = a.Unmap()

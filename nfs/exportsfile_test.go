@@ -197,3 +197,58 @@ func TestFormatExportsRoundTrip(t *testing.T) {
 		t.Fatalf("resolved addresses missing:\n%s", b.String())
 	}
 }
+
+// A hostname that does not resolve leaves out only its own client spec
+// (and an export with no client left), as exportfs -ra does; the rest of
+// the file takes effect.
+func TestReadExportsUnresolvedHost(t *testing.T) {
+	text := "/a client1.example(rw) gone.example(rw) 10.0.0.0/8(ro)\n" +
+		"/b gone.example(rw)\n" +
+		"/c *(ro)\n"
+	list, unresolved, err := ReadExports(strings.NewReader(text), fakeResolver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range list {
+		var specs []string
+		for _, r := range e.Clients {
+			specs = append(specs, r.Spec)
+		}
+		got = append(got, fmt.Sprintf("%s:%d %s", e.Path, e.Line, strings.Join(specs, ",")))
+	}
+	if want := "/a:1 client1.example,10.0.0.0/8 | /c:3 *"; strings.Join(got, " | ") != want {
+		t.Fatalf("exports %q, want %q", strings.Join(got, " | "), want)
+	}
+	if len(unresolved) != 2 {
+		t.Fatalf("unresolved %v", unresolved)
+	}
+	a, b := unresolved[0], unresolved[1]
+	if a.Line != 1 || a.Host != "gone.example" || a.Path != "/a" || a.NoClientLeft || a.Err == nil {
+		t.Errorf("first %+v", a)
+	}
+	if b.Line != 2 || b.Host != "gone.example" || b.Path != "/b" || !b.NoClientLeft {
+		t.Errorf("second %+v", b)
+	}
+	for _, want := range []string{"line 2: ", `"gone.example"`, "cannot resolve", "left out", "/b has no client left"} {
+		if !strings.Contains(b.Error(), want) {
+			t.Errorf("%q lacks %q", b.Error(), want)
+		}
+	}
+
+	// A resolver answering no address counts as a failure.
+	none := func(context.Context, string) ([]netip.Addr, error) { return nil, nil }
+	_, unresolved, err = ReadExports(strings.NewReader("/a empty.example(rw) *(ro)\n"), none)
+	if err != nil || len(unresolved) != 1 || !strings.Contains(unresolved[0].Error(), "no address") {
+		t.Errorf("empty answer: %v, %v", unresolved, err)
+	}
+	// Nothing left at all is an error that still names the hosts.
+	_, _, err = ReadExports(strings.NewReader("/b gone.example(rw)\n"), fakeResolver)
+	if err == nil || !strings.Contains(err.Error(), "no export left") || !strings.Contains(err.Error(), "gone.example") {
+		t.Errorf("no export left: %v", err)
+	}
+	// A real syntax error elsewhere still refuses the whole file.
+	if _, _, err := ReadExports(strings.NewReader(text+"/d *(bogus)\n"), fakeResolver); err == nil || !strings.Contains(err.Error(), "line 4: ") {
+		t.Errorf("bad line with an unresolved host: %v", err)
+	}
+}

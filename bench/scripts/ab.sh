@@ -52,13 +52,14 @@ for side in old new; do
 	done
 done
 
-# pair A B WORKLOAD JSON [nfsbench options]: A against B in one call.
+# pair A B WORKLOAD JSON [nfsbench options]: A against B in one call
+# (A and B are SIDE+CORES, e.g. old1; results name the side, tagged cores).
 pair() {
 	local a=$1 b=$2 wl=$3 j=$4
 	shift 4
-	"$BIN/nfsbench" "$wl" --server "127.0.0.1:${PORT[$a]}" --name "$a" --server-pid "${PID[$a]}" \
-		--compare "127.0.0.1:${PORT[$b]}" --compare-name "$b" --compare-pid "${PID[$b]}" \
-		--no-progress --json "$j" "$@" >"$j.out" 2>&1 || die "nfsbench failed: $(tail -3 "$j.out")"
+	"$BIN/nfsbench" "$wl" --server "127.0.0.1:${PORT[$a]}" --name "${a%?}" --server-pid "${PID[$a]}" \
+		--compare "127.0.0.1:${PORT[$b]}" --compare-name "${b%?}" --compare-pid "${PID[$b]}" \
+		--tag "cores=${a: -1}" --no-progress --json "$j" "$@" >"$j.out" 2>&1 || die "nfsbench failed: $(tail -3 "$j.out")"
 }
 
 for rep in $(seq "$REPS"); do
@@ -77,23 +78,5 @@ done
 
 echo
 echo "## ab.sh: old ($OLD $OLD_FLAGS) vs new ($NEW $NEW_FLAGS), medians of $REPS, alternating"
-python3 - "$WORK/json" <<'EOF'
-import glob, json, statistics as st, sys
-runs = {}
-for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    for line in open(f):
-        r = json.loads(line)
-        side, cores = r["server"][:3], r["server"][3:]
-        key = (r["workload"], r["op"], cores if r["workload"] == "randread" else "1")
-        runs.setdefault(key, {}).setdefault(side, []).append(r)
-print("| workload | op | --cores | old ops/s | new ops/s | old srv µs/op | new srv µs/op | ops/s new/old | CPU/op new/old |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-for key in sorted(runs):
-    sides = runs[key]
-    if "old" not in sides or "new" not in sides:
-        continue
-    m = {s: (st.median(r["ops_per_sec"] for r in sides[s]), st.median(r["server_cpu_us_per_op"] for r in sides[s])) for s in ("old", "new")}
-    print("| %s | %s | %s | %.0f | %.0f | %.1f | %.1f | %.2fx | %.2fx |" % (key[0], key[1], key[2],
-        m["old"][0], m["new"][0], m["old"][1], m["new"][1], m["new"][0] / m["old"][0], m["new"][1] / m["old"][1]))
-EOF
+"$BIN/nfsbench" summarize --rows workload,op,cores --base old --metrics ops_per_sec,server_cpu_us_per_op "$WORK"/json/*.json
 runtime

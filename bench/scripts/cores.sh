@@ -7,10 +7,10 @@
 # the --cores N server and the --cores 1 server alternately (--compare),
 # $REPS times with the order swapped each time:
 #   randread: $OPS random 4 KiB READs of a cached $SIZE file, depth $DEPTH.
-# Prints ops/s, ops/s per core, server CPU µs per op and per op per core
-# (µs/op divided by the loops: how much of one loop's time an op takes),
-# medians, and the check of issue 10 goal 6: with 4 connections, --cores 2
-# must not cost more server CPU per op than --cores 1.
+# Prints medians of ops/s and server CPU µs per op per --cores value, their
+# ratios to --cores 1 (nfsbench summarize), and the check of issue 10
+# goal 6: with 4 connections, --cores 2 must not cost more server CPU per
+# op than --cores 1.
 #
 #   bash bench/scripts/cores.sh
 #   REPS=1 CONNS="4" bash bench/scripts/cores.sh      # quick
@@ -36,8 +36,6 @@ build
 rm -rf "$WORK"
 mkdir -p "$WORK/export" "$WORK/json" "$WORK/state"
 EXP=$WORK/export
-RES=$WORK/results.jsonl
-: >"$RES"
 NOVERIFY=()
 [ "$VERIFY" = 1 ] || NOVERIFY=(--no-verify)
 machine_note
@@ -62,46 +60,16 @@ for rep in $(seq "$REPS"); do
 			timeout 600 "$BIN/nfsbench" randread --server "127.0.0.1:${PORT[$a]}" --name "cores$a" --server-pid "${PID[$a]}" \
 				--compare "127.0.0.1:${PORT[$b]}" --compare-name "cores$b" --compare-pid "${PID[$b]}" \
 				--local-dir "$EXP" --compare-local-dir "$EXP" --size "$SIZE" --ops "$OPS" --conns "$conns" \
-				--depth "$DEPTH" --stonewall 30s "${NOVERIFY[@]}" --no-progress --json "$j" >"$j.out" 2>&1 ||
+				--depth "$DEPTH" --stonewall 30s "${NOVERIFY[@]}" --tag "conns=$conns" --tag "rep=$rep" \
+				--no-progress --json "$j" >"$j.out" 2>&1 ||
 				die "nfsbench failed: $(tail -3 "$j.out")"
-			python3 - "$j" "$conns" "$rep" >>"$RES" <<'EOF'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    r.update(cores=int(r["server"][5:]), conns=int(sys.argv[2]), rep=int(sys.argv[3]))
-    print(json.dumps(r))
-EOF
 		done
 	done
 done
 
 echo
 echo "## cores.sh: io_uring engine, --cores $CORES (built from $BUILD_REV), randread 4 KiB cached, depth $DEPTH, medians of $REPS"
-python3 - "$RES" <<'EOF'
-import json, statistics as st, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-for r in rows:
-    if r.get("error"):
-        print("ERROR:", r["server"], r["conns"], r["rep"], r["error"])
-def med(cores, conns, f):
-    v = [r.get(f) for r in rows if r["cores"] == cores and r["conns"] == conns and not r.get("error")]
-    v = [x for x in v if x is not None]
-    return st.median(v) if v else float("nan")
-cores = sorted({r["cores"] for r in rows})
-conns = sorted({r["conns"] for r in rows})
-print("| --cores | conns | ops/s | ops/s per core | srv µs/op | srv µs/op per core | µs/op vs --cores 1 |")
-print("|---:|---:|---:|---:|---:|---:|---:|")
-for c in conns:
-    base = med(1, c, "server_cpu_us_per_op")
-    for n in cores:
-        ops, us = med(n, c, "ops_per_sec"), med(n, c, "server_cpu_us_per_op")
-        print(f"| {n} | {c} | {ops:.0f} | {ops/n:.0f} | {us:.1f} | {us/n:.1f} | {us/base:.2f}x |")
-print()
-n2 = 2 if 2 in cores else max(cores)
-c4 = 4 if 4 in conns else max(conns)
-a, b = med(n2, c4, "server_cpu_us_per_op"), med(1, c4, "server_cpu_us_per_op")
-ok = a <= b
-print(f"goal 6: --cores {n2} with {c4} connections costs {a:.1f} µs/op vs {b:.1f} with --cores 1 "
-      f"(ratio {a/b:.2f}x, target <= 1.00x): {'met' if ok else 'NOT met'}")
-EOF
+"$BIN/nfsbench" summarize --rows conns --base cores1 --metrics ops_per_sec,server_cpu_us_per_op \
+	--goal "goal 6 (--cores 2, 4 connections: no more server CPU per op than --cores 1): server_cpu_us_per_op cores2/cores1 <= 1 where conns=4" \
+	"$WORK"/json/*.json
 runtime

@@ -42,13 +42,12 @@ build
 rm -rf "$WORK"
 mkdir -p "$WORK/export" "$WORK/json"
 EXP=$WORK/export
-RES=$WORK/results.jsonl
-: >"$RES"
 NOVERIFY=()
 [ "$VERIFY" = 1 ] || NOVERIFY=(--no-verify)
 machine_note
 
-# iperf3_once N: one 5 s single-stream run, bits/s appended to $RES.
+# iperf3_once N: one 5 s single-stream run; its -J report is read by
+# nfsbench summarize as a result of server "iperf3".
 iperf3_once() {
 	port_free "$IPORT" || die "127.0.0.1:$IPORT in use"
 	iperf3 -s -1 -p "$IPORT" -B 127.0.0.1 >"$WORK/iperf3-server.log" 2>&1 &
@@ -57,24 +56,12 @@ iperf3_once() {
 	wait_listen "$IPORT" "$ipid"
 	timeout 30 iperf3 -c 127.0.0.1 -p "$IPORT" -t 5 -J >"$WORK/json/iperf3-$1.json"
 	stop_pid "$ipid"
-	python3 - "$WORK/json/iperf3-$1.json" >>"$RES" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-e = j["end"]
-bps = e["sum_received"]["bits_per_second"]
-gib = e["sum_received"]["bytes"] / 2**30
-cpu = e.get("cpu_utilization_percent", {})
-# iperf3's own CPU (sender = client here, receiver = server), s per GiB
-per = lambda pct: pct / 100 * e["sum_received"]["seconds"] / gib if gib else float("nan")
-print(json.dumps({"kind": "iperf3", "mb_per_sec": bps / 8 / 1e6,
-                  "sender_s_per_gib": per(cpu.get("host_total", float("nan"))),
-                  "receiver_s_per_gib": per(cpu.get("remote_total", float("nan")))}))
-EOF
-	log "iperf3 run $1: $(tail -1 "$RES")"
+	log "iperf3 run $1 done"
 }
 
 # nb WORKLOAD CORES CONNS REP FIRST: one nfsbench run, both servers
-# alternately, FIRST (uring|portable) first; results tagged into $RES.
+# alternately, FIRST (uring|portable) first; results tagged cores, conns
+# and rep.
 nb() {
 	local wl=$1 cores=$2 conns=$3 rep=$4 first=$5 a b
 	local U=(127.0.0.1:$UPORT uring "$UPID") P=(127.0.0.1:$PPORT portable "$PPID_")
@@ -86,17 +73,11 @@ nb() {
 	esac
 	local cmd=("$BIN/nfsbench" "$wl" --server "${a[0]}" --name "${a[1]}" --server-pid "${a[2]}" --local-dir "$EXP"
 		--compare "${b[0]}" --compare-name "${b[1]}" --compare-pid "${b[2]}" --compare-local-dir "$EXP"
-		--size "$SIZE" --conns "$conns" --depth "$DEPTH" "${extra[@]}" "${NOVERIFY[@]}" --no-progress --json "$j")
+		--size "$SIZE" --conns "$conns" --depth "$DEPTH" "${extra[@]}" "${NOVERIFY[@]}"
+		--tag "cores=$cores" --tag "conns=$conns" --tag "rep=$rep" --no-progress --json "$j")
 	echo "${cmd[*]}" >>"$WORK/commands.txt"
 	timeout 300 "${cmd[@]}" >"$WORK/json/$wl-c$cores-n$conns-r$rep.out" 2>&1 ||
 		die "nfsbench failed: $(grep -E 'ERROR|nfsbench:' "$WORK/json/$wl-c$cores-n$conns-r$rep.out" | head -3)"
-	python3 - "$j" "$cores" "$conns" "$rep" >>"$RES" <<'EOF'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    r.update(kind="nfs", cores=int(sys.argv[2]), conns=int(sys.argv[3]), rep=int(sys.argv[4]))
-    print(json.dumps(r))
-EOF
 }
 
 irun=0
@@ -124,75 +105,28 @@ done
 
 echo
 echo "## engines.sh: uring vs portable (built from $BUILD_REV), medians of $REPS, size $SIZE, depth $DEPTH, randread $OPS ops, verify=$VERIFY"
-python3 - "$RES" <<'EOF'
-import json, statistics as st, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-ip = [r["mb_per_sec"] for r in rows if r["kind"] == "iperf3"]
-ipm = st.median(ip)
-nfs = [r for r in rows if r["kind"] == "nfs"]
-errs = [r for r in nfs if r.get("error")]
-for r in errs:
-    print("ERROR:", r["server"], r["workload"], r["op"], r["cores"], r["conns"], r["rep"], r["error"])
-def med(server, wl, op, cores, conns, field):
-    v = [r.get(field) for r in nfs if r["server"] == server and r["workload"] == wl and r["op"] == op
-         and r["cores"] == cores and r["conns"] == conns and not r.get("error")]
-    v = [x for x in v if x is not None]
-    return st.median(v) if v else float("nan")
-keys = sorted({(r["cores"], r["conns"]) for r in nfs})
-ips = st.median([r["sender_s_per_gib"] for r in rows if r["kind"] == "iperf3"])
-ipr = st.median([r["receiver_s_per_gib"] for r in rows if r["kind"] == "iperf3"])
-print(f"\niperf3 127.0.0.1, 1 stream, 5 s: median {ipm:.0f} MB/s (runs: {', '.join(f'{x:.0f}' for x in ip)}); "
-      f"iperf3's own CPU per GiB: sender {ips:.2f} s, receiver {ipr:.2f} s\n")
-print("### 1 MiB sequential READ, cached `data` file (readmatrix)\n")
-print("| --cores | conns | uring MB/s | portable MB/s | MB/s u/p | uring srv s/GiB | portable srv s/GiB | s/GiB u/p | uring % of iperf3 | portable % of iperf3 | READ_PLUS MB/s u / p | client CPU s/GiB u / p | uring MB/s min-max |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-R = {}
-def seqrows(s, c, n):
-    return [r for r in nfs if r["server"] == s and r["workload"] == "readmatrix" and r["op"] == "READ"
-            and r["cores"] == c and r["conns"] == n and not r.get("error")]
-cli = lambda s, c, n: st.median([r["client_cpu_seconds"] / (r["bytes"] / 2**30) for r in seqrows(s, c, n)])
-def rng(c, n):
-    v = [r["mb_per_sec"] for r in seqrows("uring", c, n)]
-    return f"{min(v):.0f}-{max(v):.0f}"
-for c, n in keys:
-    g = lambda s, f, op="READ": med(s, "readmatrix", op, c, n, f)
-    um, pm = g("uring", "mb_per_sec"), g("portable", "mb_per_sec")
-    ug, pg = g("uring", "server_cpu_seconds_per_gib"), g("portable", "server_cpu_seconds_per_gib")
-    R[c, n, "seq"] = (um, pm, ug, pg)
-    print(f"| {c} | {n} | {um:.0f} | {pm:.0f} | {um/pm:.2f}x | {ug:.2f} | {pg:.2f} | {ug/pg:.2f}x | {100*um/ipm:.0f} % | {100*pm/ipm:.0f} % | {g('uring','mb_per_sec','READ_PLUS'):.0f} / {g('portable','mb_per_sec','READ_PLUS'):.0f} | {cli('uring', c, n):.2f} / {cli('portable', c, n):.2f} | {rng(c, n)} |")
-print("\n### 4 KiB random READ (randread)\n")
-print("| --cores | conns | uring ops/s | portable ops/s | ops/s u/p | uring srv µs/op | portable srv µs/op | µs/op u/p | p99 µs u / p |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for c, n in keys:
-    g = lambda s, f: med(s, "randread", "READ 4KiB", c, n, f)
-    uo, po = g("uring", "ops_per_sec"), g("portable", "ops_per_sec")
-    uu, pu = g("uring", "server_cpu_us_per_op"), g("portable", "server_cpu_us_per_op")
-    p99 = lambda s: st.median([r["latency_us"]["p99"] for r in nfs if r["server"] == s and r["workload"] == "randread"
-                               and r["cores"] == c and r["conns"] == n and r.get("latency_us")] or [float("nan")])
-    R[c, n, "rnd"] = (uo, po, uu, pu)
-    print(f"| {c} | {n} | {uo:.0f} | {po:.0f} | {uo/po:.2f}x | {uu:.1f} | {pu:.1f} | {uu/pu:.2f}x | {p99('uring'):.0f} / {p99('portable'):.0f} |")
-
-print("\n### Targets (every --cores/conns cell must pass; medians)\n")
-def verdict(name, cells):
-    ok = [c for c in cells if c[1]]
-    bad = [c for c in cells if not c[1]]
-    state = "MET" if not bad else ("NOT MET" if not ok else f"NOT MET ({len(ok)}/{len(cells)} cells pass)")
-    print(f"- {name}: **{state}** — " + "; ".join(f"{k}: {v}" for k, _, v in cells))
-lab = lambda c, n: f"c{c}/n{n}"
-verdict("uring ≥1.3x less server CPU per 4 KiB READ than portable (portable/uring ≥ 1.3)",
-        [(lab(c, n), R[c, n, "rnd"][3] / R[c, n, "rnd"][2] >= 1.3, f"{R[c, n, 'rnd'][3] / R[c, n, 'rnd'][2]:.2f}x") for c, n in keys])
-verdict("uring no more server CPU per GiB on 1 MiB READ than portable (u/p ≤ 1.0)",
-        [(lab(c, n), R[c, n, "seq"][2] <= R[c, n, "seq"][3], f"{R[c, n, 'seq'][2] / R[c, n, 'seq'][3]:.2f}x") for c, n in keys])
-verdict("uring 1 MiB cached READ ≥ 80 % of iperf3",
-        [(lab(c, n), R[c, n, "seq"][0] >= 0.8 * ipm, f"{100 * R[c, n, 'seq'][0] / ipm:.0f} %") for c, n in keys])
-verdict("uring server CPU ≤ 0.5 s per GiB on 1 MiB READ",
-        [(lab(c, n), R[c, n, "seq"][2] <= 0.5, f"{R[c, n, 'seq'][2]:.2f}") for c, n in keys])
-verdict("uring server CPU ≤ 15 µs per 4 KiB READ",
-        [(lab(c, n), R[c, n, "rnd"][2] <= 15, f"{R[c, n, 'rnd'][2]:.1f}") for c, n in keys])
-best = max(R[c, n, "seq"][0] for c, n in keys)
-print(f"\nbest uring 1 MiB READ cell: {best:.0f} MB/s = {100*best/ipm:.0f} % of iperf3 {ipm:.0f} MB/s")
-EOF
+J=("$WORK"/json/*.json)
+SUM=("$BIN/nfsbench" summarize --base portable)
 echo
-echo "commands: $WORK/commands.txt; raw results: $RES, $WORK/json/"
+echo "### iperf3 127.0.0.1, 1 stream, 5 s (its own CPU per GiB: client = sender, server = receiver)"
+echo
+"${SUM[@]}" --where server=iperf3 --rows op --metrics mb_per_sec,client_cpu_seconds_per_gib,server_cpu_seconds_per_gib --runs "${J[@]}"
+echo
+echo "### 1 MiB sequential READ and READ_PLUS, cached \`data\` file (readmatrix); targets: every --cores/conns cell must pass"
+echo
+"${SUM[@]}" --where workload=readmatrix --rows cores,conns,op --metrics mb_per_sec,server_cpu_seconds_per_gib,client_cpu_seconds_per_gib --runs \
+	--goal "uring no more server CPU per GiB on 1 MiB READ than portable: server_cpu_seconds_per_gib uring/portable <= 1 where op=READ" \
+	--goal "uring 1 MiB cached READ at least 80 % of iperf3: mb_per_sec uring/@iperf3 >= 0.8 where op=READ" \
+	--goal "uring server CPU at most 0.5 s per GiB on 1 MiB READ: server_cpu_seconds_per_gib uring <= 0.5 where op=READ" \
+	"${J[@]}"
+echo
+echo "### 4 KiB random READ (randread)"
+echo
+"${SUM[@]}" --where workload=randread --rows cores,conns --metrics ops_per_sec,server_cpu_us_per_op,latency_us.p99 \
+	--goal "uring at least 1.3x less server CPU per 4 KiB READ than portable: server_cpu_us_per_op portable/uring >= 1.3" \
+	--goal "uring server CPU at most 15 µs per 4 KiB READ: server_cpu_us_per_op uring <= 15" \
+	"${J[@]}"
+echo
+echo "commands: $WORK/commands.txt; raw results: $WORK/json/"
 machine_note
 runtime

@@ -75,37 +75,31 @@ kill -0 "$SPID" 2>/dev/null || die "server died during the soak; see $WORK/serve
 
 echo
 echo "soak: nfsd-uring built from $BUILD_REV, engine $ENGINE, --cores $CORES, $DURATION s, $iter load iterations (io500 + readmatrix + randread), $fails nfsbench failures"
-python3 - "$WORK/rss.csv" "$HWM" <<'EOF'
-import csv, sys
-rows = [(float(r["t_s"]), int(r["rss_kib"])) for r in csv.DictReader(open(sys.argv[1])) if r["rss_kib"]]
-hwm = int(sys.argv[2])
-mib = lambda k: k / 1024
-def at(t):
-    # the first sample at or after t (the last one if none)
-    for s, k in rows:
-        if s >= t:
-            return s, k
-    return rows[-1]
-print(f"samples: {len(rows)} (every ~{rows[1][0]-rows[0][0]:.0f} s)")
-print("| point | t (s) | VmRSS MiB |")
-print("|---|---:|---:|")
-for name, t in [("start", 0), ("1 min", 60), ("2 min", 120), ("5 min", 300), ("10 min", 600), ("end", 1e9)]:
-    if t > rows[-1][0] and t != 1e9:
-        continue
-    s, k = at(t)
-    print(f"| {name} | {s:.0f} | {mib(k):.1f} |")
-pk = max(rows, key=lambda r: r[1])
-print(f"| peak sample | {pk[0]:.0f} | {mib(pk[1]):.1f} |")
-print(f"| VmHWM (kernel's peak) | - | {mib(hwm):.1f} |")
-# growth after warm-up: mean of the second minute vs mean of the last minute
-end = rows[-1][0]
-def mean(a, b):
-    v = [k for s, k in rows if a <= s < b]
-    return sum(v) / len(v) if v else float("nan")
-if end >= 180:
-    m2, ml = mean(60, 120), mean(end - 60, end + 1)
-    print(f"mean RSS 1-2 min {mib(m2):.1f} MiB, last minute {mib(ml):.1f} MiB: {100*(ml-m2)/m2:+.1f} %")
-EOF
+awk -F, -v hwm="$HWM" '
+	NR > 1 && $2 != "" { n++; t[n] = $1 + 0; k[n] = $2 + 0 }
+	function mib(x) { return x / 1024 }
+	# at(x): the first sample at or after x s (the last one if none)
+	function at(x,   i) { for (i = 1; i <= n; i++) if (t[i] >= x) return i; return n }
+	function mean(a, b,   i, s, c) { for (i = 1; i <= n; i++) if (t[i] >= a && t[i] < b) { s += k[i]; c++ }; return c ? s / c : -1 }
+	END {
+		if (n < 2) { print "too few samples"; exit }
+		printf "samples: %d (every ~%.0f s)\n| point | t (s) | VmRSS MiB |\n|---|---:|---:|\n", n, t[2] - t[1]
+		split("start 1_min 2_min 5_min 10_min end", name, " "); split("0 60 120 300 600 -1", when, " ")
+		for (p = 1; p <= 6; p++) {
+			if (when[p] > t[n]) continue
+			i = when[p] < 0 ? n : at(when[p])
+			label = name[p]; gsub(/_/, " ", label)
+			printf "| %s | %.0f | %.1f |\n", label, t[i], mib(k[i])
+		}
+		pk = 1
+		for (i = 2; i <= n; i++) if (k[i] > k[pk]) pk = i
+		printf "| peak sample | %.0f | %.1f |\n| VmHWM (kernel'"'"'s peak) | - | %.1f |\n", t[pk], mib(k[pk]), mib(hwm)
+		# growth after warm-up: mean of the second minute vs mean of the last minute
+		if (t[n] >= 180) {
+			m2 = mean(60, 120); ml = mean(t[n] - 60, t[n] + 1)
+			printf "mean RSS 1-2 min %.1f MiB, last minute %.1f MiB: %+.1f %%\n", mib(m2), mib(ml), 100 * (ml - m2) / m2
+		}
+	}' "$WORK/rss.csv"
 echo "samples: $WORK/rss.csv; server log: $WORK/server.log"
 machine_note
 runtime

@@ -3,7 +3,7 @@
 # loopback, alternately in one run, $REPS times (medians).
 #
 #   iperf3   iperf3 -c 127.0.0.1 -R -n $SIZE: the iperf3 server sends; its
-#            CPU (utime+stime from /proc, 10 ms ticks) per GiB sent
+#            CPU per GiB sent as iperf3 reports it (remote_total)
 #   <name>   nfsd-uring --engine uring $FLAGS_<n> serving a page-cached $SIZE
 #            file to nfsbench readmatrix (1 connection, depth 16, rsize 1 MiB,
 #            READ and READ_PLUS, --no-verify: iperf3's client checks nothing
@@ -38,8 +38,6 @@ command -v iperf3 >/dev/null || die "iperf3 missing: apt-get install -y iperf3"
 build
 rm -rf "$WORK"
 mkdir -p "$WORK/export" "$WORK/json"
-RES=$WORK/results.jsonl
-: >"$RES"
 machine_note
 
 IPORT=$BASE_PORT
@@ -66,33 +64,19 @@ for v in $VARIANTS; do
 	port=$((port + 1))
 done
 
-# cpu_ticks PID: utime+stime of PID in clock ticks.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
+# run_iperf3 REP: one -R run; nfsbench summarize reads its -J report as a
+# result of server "iperf3" (server CPU: the sender's, as iperf3 measures
+# its own process).
 run_iperf3() {
-	local rep=$1 t0 t1 j=$WORK/json/iperf3-$rep.json
-	t0=$(cpu_ticks "$IPID")
-	iperf3 -c 127.0.0.1 -p "$IPORT" -R -n "$SIZE" -J >"$j"
-	t1=$(cpu_ticks "$IPID")
-	python3 - "$j" "$((t1 - t0))" "$(getconf CLK_TCK)" >>"$RES" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-s = j["end"]["sum_received"]
-cpu = int(sys.argv[2]) / int(sys.argv[3])
-gib = s["bytes"] / 2**30
-cli = j["end"]["cpu_utilization_percent"]["host_total"] / 100 * s["seconds"]
-print(json.dumps({"server": "iperf3", "op": "TCP", "mb_per_sec": s["bytes"] / s["seconds"] / 1e6,
-                  "server_cpu_seconds_per_gib": cpu / gib, "client_cpu_seconds_per_gib": cli / gib}))
-EOF
+	iperf3 -c 127.0.0.1 -p "$IPORT" -R -n "$SIZE" -J >"$WORK/json/iperf3-$1.json"
 }
 
 run_nfs() {
 	local name=$1 rep=$2 j=$WORK/json/$1-$2.json
 	"$BIN/nfsbench" readmatrix --server "${ADDR[$name]}" --name "$name" --server-pid "${SPID[$name]}" \
 		--local-dir "$WORK/export" --layouts data --size "$SIZE" --cache cached --read-ops READ,READ_PLUS \
-		--conns 1 --depth 16 --rsize 1M --no-verify --no-progress --json "$j" >"$WORK/json/$name-$rep.out" 2>&1 ||
+		--conns 1 --depth 16 --rsize 1M --no-verify --tag "rep=$rep" --no-progress --json "$j" >"$WORK/json/$name-$rep.out" 2>&1 ||
 		die "nfsbench $name failed: $(tail -3 "$WORK/json/$name-$rep.out")"
-	sed "s/^{/{\"rep\": \"$rep\", /" "$j" >>"$RES"
 }
 
 for rep in $(seq "$REPS"); do
@@ -117,34 +101,17 @@ if [ "${PERF:-0}" = 1 ]; then
 			grep -v '^$' | head -120 >"$WORK/perf-$name.txt" || true
 		log "perf profile of $name: $WORK/perf-$name.txt"
 	done
-	# The perf rows are not part of the medians.
-	grep -v '"rep": "perf"' "$RES" >"$RES.tmp" || true
-	mv "$RES.tmp" "$RES"
+	# The perf runs are not part of the medians.
+	rm -f "$WORK"/json/*-perf.json
 fi
 
 echo
 echo "## splice.sh (built from $BUILD_REV): cached $SIZE, 1 MiB READ, 1 conn depth 16, vs iperf3 -R, medians of $REPS"
 machine_note
-python3 - "$RES" <<'EOF'
-import json, statistics, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-cells = {}
-for r in rows:
-    cells.setdefault((r["server"], r.get("op", "")), []).append(r)
-for r in rows:
-    if "client_cpu_seconds_per_gib" not in r:
-        r["client_cpu_seconds_per_gib"] = r["client_cpu_seconds"] / (r["bytes"] / 2**30)
-med = lambda rs, k: statistics.median(r[k] for r in rs)
-ip = cells[("iperf3", "TCP")]
-ip_mb, ip_cpu = med(ip, "mb_per_sec"), med(ip, "server_cpu_seconds_per_gib")
-print(f"{'server':>8} {'op':>10} {'MB/s':>8} {'srv s/GiB':>10} {'cli s/GiB':>10} {'MB/s vs iperf3':>15} {'s/GiB vs iperf3':>16}  goal 3")
-for (srv, op), rs in cells.items():
-    mb, cpu = med(rs, "mb_per_sec"), med(rs, "server_cpu_seconds_per_gib")
-    all_cpu = " ".join(f"{r['server_cpu_seconds_per_gib']:.3f}" for r in rs)
-    verdict = ""
-    if srv != "iperf3":
-        verdict = "met" if mb >= 0.9 * ip_mb and cpu <= ip_cpu else "NOT met"
-    cli = med(rs, "client_cpu_seconds_per_gib")
-    print(f"{srv:>8} {op:>10} {mb:8.0f} {cpu:10.3f} {cli:10.3f} {mb / ip_mb:15.2f}x {cpu / ip_cpu:15.2f}x  {verdict}   (s/GiB: {all_cpu})")
-EOF
+# Goal 3: MB/s at least 0.9x iperf3's, server CPU per GiB no more than
+# iperf3's sender (medians).
+"$BIN/nfsbench" summarize --rows op --base iperf3 --metrics mb_per_sec,server_cpu_seconds_per_gib,client_cpu_seconds_per_gib --runs \
+	--goal "goal 3, MB/s vs iperf3: mb_per_sec ${NAMES[0]}/@iperf3 >= 0.9 where op=READ" \
+	--goal "goal 3, server CPU per GiB vs iperf3: server_cpu_seconds_per_gib ${NAMES[0]}/@iperf3 <= 1 where op=READ" \
+	"$WORK"/json/*.json | tee "$WORK/summary.md"
 runtime

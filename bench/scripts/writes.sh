@@ -46,8 +46,6 @@ WORK=${WORK:-/tmp/nfsd-uring-bench/writes}
 build
 rm -rf "$WORK"
 mkdir -p "$WORK/json"
-RES=$WORK/results.jsonl
-: >"$RES"
 machine_note
 echo "disk under $WORK: $(df --output=source "$WORK" | tail -1) $(lsblk -ndo NAME,ROTA,MODEL,SIZE "$(df --output=source "$WORK" | tail -1)" 2>/dev/null || true)"
 
@@ -86,18 +84,11 @@ for rep in $(seq "$REPS"); do
 			[ "$wl" != ior-hard ] || sz=$HARD_SIZE
 			j="$WORK/json/$wl-$m-r$rep.json"
 			cmd=("$BIN/nfsbench" "$wl" --server "127.0.0.1:${PORT[$m]}" --name "$m" --server-pid "${PID[$m]}"
-				--dir "w$rep" --size "$sz" --rsize "$RSIZE" --conns "$CONNS" --depth "$DEPTH" --stonewall "$STONEWALL" --no-progress --json "$j")
+				--dir "w$rep" --size "$sz" --rsize "$RSIZE" --conns "$CONNS" --depth "$DEPTH" --stonewall "$STONEWALL" --tag "rep=$rep" --no-progress --json "$j")
 			echo "${cmd[*]}" >>"$WORK/commands.txt"
 			log "rep $rep $wl $m"
 			timeout 300 "${cmd[@]}" >"${j%.json}.out" 2>&1 ||
 				die "nfsbench failed: $(grep -E 'ERROR|nfsbench:' "${j%.json}.out" | head -3)"
-			python3 - "$j" "$m" "$rep" >>"$RES" <<'EOF'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    r.update(mode=sys.argv[2], rep=int(sys.argv[3]))
-    print(json.dumps(r))
-EOF
 			rm -rf "$WORK/$m/w$rep"
 			sync
 		done
@@ -106,30 +97,9 @@ done
 
 echo
 echo "## writes.sh: --io-mode side by side, engine $ENGINE (built from $BUILD_REV), medians of $REPS, $CONNS conns, depth $DEPTH, ior-easy $SIZE per conn, ior-hard $HARD_SIZE shared, rsize $RSIZE, stonewall $STONEWALL"
-python3 - "$RES" "${MODES[@]}" <<'EOF'
-import json, statistics as st, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-for r in rows:
-    if r.get("error"):
-        print("ERROR:", r["mode"], r["workload"], r["op"], r["rep"], r["error"])
-modes = sys.argv[2:]
-def med(m, wl, op, f):
-    v = [r.get(f) for r in rows if r["mode"] == m and r["workload"] == wl and r["op"] == op and not r.get("error")]
-    v = [x for x in v if x is not None]
-    return st.median(v) if v else float("nan")
-print()
-print("| workload | op | mode | MB/s | MB/s vs buffered | srv CPU s/GiB | s/GiB vs buffered | runs MB/s |")
-print("|---|---|---|---:|---:|---:|---:|---|")
-for wl in ["ior-hard", "ior-easy"]:
-    for op in ["write", "read"]:
-        base = "buffered" if "buffered" in modes else modes[0]
-        bm, bg = med(base, wl, op, "mb_per_sec"), med(base, wl, op, "server_cpu_seconds_per_gib")
-        for m in modes:
-            mb, g = med(m, wl, op, "mb_per_sec"), med(m, wl, op, "server_cpu_seconds_per_gib")
-            runs = ", ".join(f"{r['mb_per_sec']:.0f}" for r in rows if r["mode"] == m and r["workload"] == wl and r["op"] == op)
-            print(f"| {wl} | {op} | {m} | {mb:.0f} | {mb/bm:.2f}x | {g:.2f} | {g/bg:.2f}x | {runs} |")
-EOF
+# Each server is named by its mode; ratios are to buffered.
+"$BIN/nfsbench" summarize --rows workload,op --base buffered --metrics mb_per_sec,server_cpu_seconds_per_gib --runs "$WORK"/json/*.json
 echo
-echo "commands: $WORK/commands.txt; raw results: $RES, $WORK/json/"
+echo "commands: $WORK/commands.txt; raw results: $WORK/json/"
 machine_note
 runtime

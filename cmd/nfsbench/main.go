@@ -32,6 +32,7 @@ var workloads = map[string]bench.Builder{
 }
 
 type options struct {
+	tags            map[string]string
 	cfg             bench.Config
 	main, other     bench.Target
 	size            string
@@ -42,6 +43,13 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "summarize" {
+		if err := summarize(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "nfsbench summarize:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) < 2 || workloads[os.Args[1]] == nil {
 		usage()
 		os.Exit(2)
@@ -56,6 +64,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: nfsbench readmatrix|randread|ior-easy|ior-hard|mdtest-easy|mdtest-hard|io500 --server HOST:PORT --export PATH [options]")
+	fmt.Fprintln(os.Stderr, "       nfsbench summarize [--rows F,...] [--base SIDE] [--goal SPEC]... FILE...   medians and ratios of --json files")
 	fmt.Fprintln(os.Stderr, "       nfsbench WORKLOAD -h   for the options")
 }
 
@@ -92,6 +101,16 @@ func parseFlags(name string, args []string) *options {
 	fs.StringVar(&o.csvOut, "csv", "", "write a CSV row per phase to FILE")
 	fs.StringVar(&o.plotOut, "plot", "", "readmatrix: draw MB/s bars to FILE.png")
 	fs.BoolVar(&o.noProgress, "no-progress", false, "no live progress line even on a terminal")
+	o.tags = map[string]string{}
+	fs.Func("tag", "label every --json result with KEY=VALUE (repeatable), for nfsbench summarize --rows", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE")
+		}
+		o.tags[k] = v
+		return nil
+	})
+	fs.DurationVar(&o.cfg.GraceWait, "grace-wait", 5*time.Minute, "how long to wait out a server's grace period after its restart (OPEN/LOCK answered NFS4ERR_GRACE); 0: fail at once")
 	fs.Parse(args)
 	if o.main.Addr == "" {
 		fmt.Fprintln(os.Stderr, "nfsbench: --server is required")
@@ -165,6 +184,11 @@ func run(name string, o *options) error {
 	}
 	r := &bench.Runner{Cfg: &o.cfg, Targets: targets}
 	results, err := r.Run(ctx, workloads[name])
+	if len(o.tags) > 0 {
+		for _, res := range results {
+			res.Tags = o.tags
+		}
+	}
 	report(os.Stdout, name, o, targets, results)
 	if werr := writeFiles(o, results); err == nil {
 		err = werr

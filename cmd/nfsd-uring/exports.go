@@ -11,17 +11,22 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
-// loadExports reads and parses an exports(5) file and checks that every
-// exported directory exists.
-func loadExports(path string) ([]nfs.Export, error) {
+// loadExports reads and parses an exports(5) file (resolving hostnames
+// with resolve; nil: the system's resolver) and checks that every
+// exported directory exists. A hostname that does not resolve leaves out
+// only its client spec, as `exportfs -ra` does; warn is told of each.
+func loadExports(path string, resolve nfs.Resolver, warn func(nfs.UnresolvedHost)) ([]nfs.Export, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	list, err := nfs.ParseExports(f, nil)
+	list, unresolved, err := nfs.ReadExports(f, resolve)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, u := range unresolved {
+		warn(u)
 	}
 	for _, e := range list {
 		if fi, err := os.Stat(e.Path); err != nil || !fi.IsDir() {
@@ -29,6 +34,18 @@ func loadExports(path string) ([]nfs.Export, error) {
 		}
 	}
 	return list, nil
+}
+
+// logUnresolved is loadExports's warn for the server: one line per
+// client spec left out, naming the file, line and host.
+func logUnresolved(log *slog.Logger, path string) func(nfs.UnresolvedHost) {
+	return func(u nfs.UnresolvedHost) {
+		msg := "exports: hostname does not resolve; its client spec is left out"
+		if u.NoClientLeft {
+			msg += ", and the export, which has no client left"
+		}
+		log.Warn(msg, "file", path, "line", u.Line, "host", u.Host, "export", u.Path, "err", u.Err)
+	}
 }
 
 // checkExports is `nfsd-uring exports --check FILE`: parse the file and
@@ -42,7 +59,9 @@ func checkExports(args []string) error {
 	if *check == "" {
 		return fmt.Errorf("usage: nfsd-uring exports --check FILE")
 	}
-	list, err := loadExports(*check)
+	list, err := loadExports(*check, nil, func(u nfs.UnresolvedHost) {
+		fmt.Fprintf(os.Stderr, "nfsd-uring exports: warning: %s: %v\n", *check, u)
+	})
 	if err != nil {
 		return err
 	}
@@ -52,7 +71,8 @@ func checkExports(args []string) error {
 
 // reloadOnHUP re-reads the exports file on SIGHUP and swaps the table in
 // without touching connections; a file that does not parse (or names a
-// directory that cannot be exported) leaves the old table in force.
+// directory that cannot be exported) leaves the old table in force. A
+// hostname that does not resolve only leaves out its own client spec.
 func reloadOnHUP(path string, srv *nfs.Server, log *slog.Logger) (stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -64,18 +84,24 @@ func reloadOnHUP(path string, srv *nfs.Server, log *slog.Logger) (stop func()) {
 				return
 			case <-hup:
 			}
-			list, err := loadExports(path)
-			if err == nil {
-				err = srv.Reload(list)
-			}
-			if err != nil {
-				log.Error("exports not reloaded; the previous table stays in force", "file", path, "err", err)
-				continue
-			}
-			log.Info("exports reloaded", "file", path, "exports", len(list))
+			reloadExports(path, srv, nil, log)
 		}
 	}()
 	return func() { signal.Stop(hup); close(done) }
+}
+
+// reloadExports is one reload: it reads path and swaps the table in, or
+// logs why the previous table stays in force.
+func reloadExports(path string, srv *nfs.Server, resolve nfs.Resolver, log *slog.Logger) {
+	list, err := loadExports(path, resolve, logUnresolved(log, path))
+	if err == nil {
+		err = srv.Reload(list)
+	}
+	if err != nil {
+		log.Error("exports not reloaded; the previous table stays in force", "file", path, "err", err)
+		return
+	}
+	log.Info("exports reloaded", "file", path, "exports", len(list))
 }
 
 // warnShorthand says loudly what --export grants.

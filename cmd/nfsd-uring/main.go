@@ -146,7 +146,7 @@ func run() error {
 		if len(exports) > 0 {
 			return fmt.Errorf("--exports and --export cannot be combined")
 		}
-		list, err := loadExports(*exportsFile)
+		list, err := loadExports(*exportsFile, nil, logUnresolved(log, *exportsFile))
 		if err != nil {
 			return err
 		}
