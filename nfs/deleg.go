@@ -40,6 +40,10 @@ const (
 	// and RFC 9754's timestamps and OPEN_XOR_DELEGATION): hints the server
 	// may ignore.
 	wantFlags = 0xffff0000
+	// cbProbeWait is how long an OPEN waits for the CB_NULL probe of a
+	// back channel just bound (callback.go, cbUp) before it grants no
+	// delegation.
+	cbProbeWait = time.Second
 )
 
 // delegState is the delegation part of a delegation stateid.
@@ -136,7 +140,7 @@ func (c *compound) grantDeleg(n *node, access, want uint32) delegGrant {
 	if typ == nfs4.DelegateNone {
 		return none(nfs4.WhyNoDelegNotWanted)
 	}
-	if !c.s.cfg.Delegations || !c.sess.canCall() {
+	if !c.s.cfg.Delegations || !c.sess.canCall() || !c.sess.cbUp(cbProbeWait) {
 		return none(nfs4.WhyNoDelegResource)
 	}
 	sid, why := c.s.state.grant(c.sess.client, n, typ)
@@ -447,6 +451,11 @@ func (sess *session) seqStatus() uint32 {
 	}
 	if sess.pathDown() {
 		f |= nfs4.SeqStatusCBPathDownSession
+	}
+	if sess.cb.probe.Load() == probeDown {
+		// The back channel did not answer CB_NULL (knfsd: the client's
+		// callback state NFSD4_CB_DOWN); the client binds it again.
+		f |= nfs4.SeqStatusCBPathDown
 	}
 	return f
 }
