@@ -271,29 +271,34 @@ func takeLease(n *node, write bool, onBreak func(int)) bool {
 	lt := &leases
 	lt.mu.Lock()
 	lt.startLocked()
-	h := lt.byNode[n]
+	if h := lt.byNode[n]; h != nil {
+		ok := !h.broken && (h.typ == unix.F_WRLCK || typ == unix.F_RDLCK)
+		lt.mu.Unlock()
+		return ok
+	}
+	ifd := lt.ifd
 	lt.mu.Unlock()
-	if h != nil {
-		return !h.broken && (h.typ == unix.F_WRLCK || typ == unix.F_RDLCK)
+	if ifd < 0 {
+		return false // no inotify: renames and unlinks would go unseen
 	}
 	fd, err := n.leaseFDLocked(typ)
 	if err != nil {
 		return false
 	}
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, typ); err != nil {
+		return false // EAGAIN: another process has it open; EACCES, EINVAL
+	}
+	// The watch is on the inode the descriptor names. Without one (the
+	// user's inotify watches used up) there is no delegation.
+	wd, err := unix.InotifyAddWatch(ifd, "/proc/self/fd/"+strconv.Itoa(fd), watchMask)
+	if err != nil {
+		unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_UNLCK)
 		return false
 	}
-	h = &leaseHold{n: n, fd: fd, typ: typ, wd: -1, onBreak: onBreak}
+	h := &leaseHold{n: n, fd: fd, typ: typ, wd: wd, onBreak: onBreak}
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
-	if lt.ifd >= 0 {
-		// The watch is on the inode the descriptor names.
-		wd, err := unix.InotifyAddWatch(lt.ifd, "/proc/self/fd/"+strconv.Itoa(fd), watchMask)
-		if err == nil {
-			h.wd = wd
-			lt.byWD[wd] = append(lt.byWD[wd], h)
-		}
-	}
+	lt.byWD[wd] = append(lt.byWD[wd], h)
 	lt.byNode[n] = h
 	lt.held.Add(1)
 	return true
