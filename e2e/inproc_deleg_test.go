@@ -515,3 +515,27 @@ func TestDelegationNeedsCBNull(t *testing.T) {
 		}
 	}
 }
+
+// The holder of a read delegation may open the file for writing itself
+// (pynfs DELEG23): the open succeeds at once. The server's write
+// descriptor would break its own lease, so it lets the lease go and
+// recalls the delegation (knfsd keeps it: its lease knows the breaker
+// is the holder, which F_SETLEASE cannot).
+func TestDelegationHolderWriteOpen(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true, DelayRetries: -1})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	fw, err := a.Open(ctx, root, "f", nfs4.ShareAccessWrite)
+	if err != nil {
+		t.Fatalf("the holder's own write open: %v", err)
+	}
+	if _, err := a.Write(ctx, fw.FH, fw.Stateid, 0, nfs4.FileSync4, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	waitRecalls(t, a, 1)
+}

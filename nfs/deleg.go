@@ -279,7 +279,7 @@ func (s *Server) recallLocal(n *node, why int) {
 	}
 	t.mu.Unlock()
 	if len(out) > 0 {
-		s.log.Debug("delegations recalled: the file was opened or changed other than through this server", "delegations", len(out), "why", why)
+		s.log.Debug("delegations recalled: the file was opened or changed other than through this server", "delegations", len(out), "by", breakNames[why])
 	}
 	for _, o := range recall {
 		go s.recall(o)

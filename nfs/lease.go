@@ -61,6 +61,9 @@ const (
 	breakWatch        // inotify saw the file renamed, unlinked or changed
 )
 
+// breakNames name the reasons for the log.
+var breakNames = [...]string{breakLease: "a local open", breakSelf: "the server's own open", breakWatch: "a local rename, unlink or attribute change"}
+
 // leaseTable is the process's leases: SIGIO and the inotify descriptor
 // are the process's, shared by every Server in it. mu is a leaf lock,
 // taken under node.mu (leaseBeforeOpen, takeLease, forgetLease) and on
