@@ -27,6 +27,9 @@ type Callbacks struct {
 	// CB_RECALL unanswered and unacted on, as if the reply had been lost
 	// with a connection: for tests of a server's retries.
 	DropRecalls int
+	// IgnoreNull leaves CB_NULL unanswered, as a client whose callbacks
+	// cannot reach it would: for tests of a server's back-channel probe.
+	IgnoreNull bool
 }
 
 // cbCounters count what came over the back channel.
@@ -73,6 +76,9 @@ func (c *Client) onCall(rec []byte) {
 	d.Uint32() // prog
 	d.Uint32() // vers
 	proc := d.Uint32()
+	if proc == nfs4.CBProcNull && c.opts.Callbacks.IgnoreNull {
+		return
+	}
 	d.Uint32()
 	d.Opaque(nfs4.MaxAuthBytes)
 	d.Uint32()

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -333,4 +335,207 @@ func TestDelegationRecallResent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// startDelegServerDir serves dir with delegations on.
+func startDelegServerDir(t *testing.T, dir string) string {
+	t.Helper()
+	addr, _ := serve(t, testEngine(), nfs.Config{Exports: []nfs.Export{{Path: dir}}, LeaseTime: 90, Delegations: true}, engine.Options{})
+	return addr
+}
+
+// waitRecalls waits up to 10 s for c to have answered want CB_RECALLs.
+func waitRecalls(t *testing.T, c *client.Client, want uint64) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); c.Recalls() < want; {
+		if time.Now().After(end) {
+			t.Fatalf("recalls %d, want %d", c.Recalls(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// openLocally opens path on the host, as a process other than the server
+// would, and reports when the open returned: a delegation's lease holds it
+// until the delegation is returned.
+func openLocally(path string, flags int) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(path, flags, 0)
+		if err == nil {
+			if flags&os.O_WRONLY != 0 {
+				_, err = f.WriteString("written on the host\n")
+			}
+			f.Close()
+		}
+		done <- err
+	}()
+	return done
+}
+
+// A process on the server's host that opens a read-delegated file for
+// writing recalls the delegation (the server's kernel lease on the file
+// breaks); its open goes on once the holder returned it. A local read
+// open does not conflict with a read delegation.
+func TestDelegationLocalWriteRecalls(t *testing.T) {
+	dir := t.TempDir()
+	addr := startDelegServerDir(t, dir)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	if err := <-openLocally(filepath.Join(dir, "f"), os.O_RDONLY); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if a.Recalls() != 0 {
+		t.Fatalf("a local read open recalled the read delegation")
+	}
+	done := openLocally(filepath.Join(dir, "f"), os.O_WRONLY)
+	waitRecalls(t, a, 1)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the local open was still held 10 s after the delegation was returned")
+	}
+	st, err := a.TestStateid(ctx, fa.Open.DelegSid)
+	if err != nil || st[0] != nfs4.ErrBadStateid {
+		t.Fatalf("returned delegation's stateid: %v %v, want BAD_STATEID", st, err)
+	}
+	if err := a.CloseFile(ctx, fa.FH, fa.Stateid); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Any local open of a write-delegated file recalls the delegation (the
+// lease is a write lease); the holder's own reads and writes meanwhile
+// go through the leased descriptor and recall nothing.
+func TestDelegationLocalOpenRecallsWrite(t *testing.T) {
+	dir := t.TempDir()
+	addr := startDelegServerDir(t, dir)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessBoth|nfs4.ShareAccessWantWriteDeleg)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateWrite {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	if _, err := a.Write(ctx, fa.FH, fa.Open.DelegSid, 0, nfs4.FileSync4, []byte("by the holder\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.Read(ctx, fa.FH, fa.Open.DelegSid, 0, 100); err != nil {
+		t.Fatal(err)
+	}
+	if a.Recalls() != 0 {
+		t.Fatalf("the holder's own I/O recalled its write delegation")
+	}
+	done := openLocally(filepath.Join(dir, "f"), os.O_RDONLY)
+	waitRecalls(t, a, 1)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CloseFile(ctx, fa.FH, fa.Stateid); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A rename or an unlink made on the host recalls a delegation (inotify:
+// a plain lease does not break for them); a chmod the holder itself makes
+// through the server does not.
+func TestDelegationLocalRenameUnlinkRecalls(t *testing.T) {
+	dir := t.TempDir()
+	addr := startDelegServerDir(t, dir)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	root := makeFile(t, a, "f")
+	makeFile(t, a, "g")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open f: %v, delegation %v", err, fa)
+	}
+	ga, err := a.Open(ctx, root, "g", nfs4.ShareAccessRead)
+	if err != nil || ga.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open g: %v, delegation %v", err, ga)
+	}
+	var mode client.Attrs
+	mode.Mask.Set(nfs4.AttrMode)
+	mode.Mode = 0o600
+	if _, err := a.Setattr(ctx, fa.FH, nfs4.Stateid{}, &mode); err != nil {
+		t.Fatal(err)
+	}
+	// Past the server's window for taking an inotify event for the
+	// holder's own change (selfEventWindow, 250 ms).
+	time.Sleep(400 * time.Millisecond)
+	if a.Recalls() != 0 {
+		t.Fatalf("the holder's own SETATTR recalled its delegation")
+	}
+	if err := os.Rename(filepath.Join(dir, "f"), filepath.Join(dir, "f2")); err != nil {
+		t.Fatal(err)
+	}
+	waitRecalls(t, a, 1)
+	if err := os.Remove(filepath.Join(dir, "g")); err != nil {
+		t.Fatal(err)
+	}
+	waitRecalls(t, a, 2)
+}
+
+// A client whose back channel does not answer the server's CB_NULL probe
+// gets no delegation, and once the probe has failed its SEQUENCE replies
+// carry SEQ4_STATUS_CB_PATH_DOWN (pynfs CSESS20/21 check the probe is
+// sent).
+func TestDelegationNeedsCBNull(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true, Callbacks: client.Callbacks{IgnoreNull: true}})
+	root := makeFile(t, a, "f")
+	f, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead|nfs4.ShareAccessWantReadDeleg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Open.Deleg != nfs4.DelegateNoneExt || f.Open.WhyNoDeleg != nfs4.WhyNoDelegResource {
+		t.Fatalf("delegation %d (why %d) for a client that does not answer CB_NULL; want none (resource)", f.Open.Deleg, f.Open.WhyNoDeleg)
+	}
+	if testing.Short() {
+		return
+	}
+	// The probe gives up after 5 s.
+	for end := time.Now().Add(15 * time.Second); a.SeqStatusFlags()&nfs4.SeqStatusCBPathDown == 0; {
+		if time.Now().After(end) {
+			t.Fatalf("SEQUENCE flags %#x, want SEQ4_STATUS_CB_PATH_DOWN", a.SeqStatusFlags())
+		}
+		time.Sleep(200 * time.Millisecond)
+		if _, err := a.TestStateid(ctx, f.Stateid); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The holder of a read delegation may open the file for writing itself
+// (pynfs DELEG23): the open succeeds at once. The server's write
+// descriptor would break its own lease, so it lets the lease go and
+// recalls the delegation (knfsd keeps it: its lease knows the breaker
+// is the holder, which F_SETLEASE cannot).
+func TestDelegationHolderWriteOpen(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true, DelayRetries: -1})
+	root := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	fw, err := a.Open(ctx, root, "f", nfs4.ShareAccessWrite)
+	if err != nil {
+		t.Fatalf("the holder's own write open: %v", err)
+	}
+	if _, err := a.Write(ctx, fw.FH, fw.Stateid, 0, nfs4.FileSync4, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	waitRecalls(t, a, 1)
 }

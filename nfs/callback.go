@@ -185,7 +185,29 @@ type backChannel struct {
 	conns []*Conn // bound for callbacks, most recent last
 	slot  chan struct{}
 	seq   uint32 // the slot's next sequenceid
+
+	// probe is the state of the CB_NULL sent when the back channel was
+	// last bound or changed (probeNone, probePending, probeUp,
+	// probeDown); SEQUENCE reads it, so it is atomic. probeGen tells a
+	// stale probe's answer from the current one's; probeDone is closed
+	// when the current probe has its answer.
+	probe     atomic.Int32
+	probeGen  uint32
+	probeDone chan struct{}
 }
+
+// The states of a back channel's CB_NULL probe.
+const (
+	probeNone    = iota // no back channel bound yet
+	probePending        // CB_NULL sent, no answer yet
+	probeUp             // the client answered
+	probeDown           // no answer within cbProbeTimeout, or an error
+)
+
+// cbProbeTimeout bounds the wait for CB_NULL's reply. A client that
+// answers at all does so within milliseconds; knfsd waits about lease/10
+// (9 s at the default lease).
+const cbProbeTimeout = 5 * time.Second
 
 // initBack sets the back channel up from CREATE_SESSION's arguments.
 func (sess *session) initBack(minor, prog uint32, sec cbSec, secOK bool) {
@@ -204,6 +226,9 @@ func (sess *session) setBackSec(prog uint32, sec cbSec, secOK bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.prog, b.sec, b.secOK = prog, sec, secOK
+	if b.wanted.Load() {
+		b.probeLocked()
+	}
 }
 
 // bindBack binds conn for callbacks.
@@ -221,6 +246,72 @@ func (sess *session) bindBack(conn *Conn) {
 	b.conns = append(b.conns, conn)
 	b.conn.Store(conn)
 	b.wanted.Store(true)
+	b.probeLocked()
+}
+
+// probeLocked sends CB_NULL over the back channel as it now is (RFC 8881
+// section 18.36.3: the server tests a new back channel; knfsd's
+// nfsd4_probe_callback), on its own goroutine: the request that bound
+// it is not held up. Until the client answers, OPEN grants no
+// delegation (cbUp); a probe that fails sets SEQ4_STATUS_CB_PATH_DOWN,
+// and the client's next BIND_CONN_TO_SESSION or BACKCHANNEL_CTL probes
+// again (pynfs CSESS20, CSESS21: the probe carries the client's program
+// number and the callback version).
+func (b *backChannel) probeLocked() {
+	b.probeGen++
+	gen := b.probeGen
+	done := make(chan struct{})
+	b.probeDone = done
+	conn := b.backConnLocked()
+	prog, sec, secOK := b.prog, b.sec, b.secOK
+	b.probe.Store(probePending)
+	go func() {
+		state := int32(probeDown)
+		if conn != nil && secOK && cbNull(conn, prog, sec, cbProbeTimeout) == nil {
+			state = probeUp
+		}
+		b.mu.Lock()
+		if b.probeGen == gen {
+			b.probe.Store(state)
+		}
+		b.mu.Unlock()
+		close(done)
+	}()
+}
+
+// cbUp reports whether the session's back channel answered its CB_NULL
+// probe, waiting up to wait for a probe still under way: an OPEN right
+// after CREATE_SESSION should not lose its delegation to the probe's
+// round trip, and a client whose callbacks cannot reach it gets none.
+func (sess *session) cbUp(wait time.Duration) bool {
+	b := &sess.cb
+	if b.probe.Load() == probePending {
+		b.mu.Lock()
+		done := b.probeDone
+		b.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return b.probe.Load() == probeUp
+}
+
+// cbNull sends CB_NULL (procedure 0 of the callback program) on conn and
+// waits up to timeout for an accepted, successful reply.
+func cbNull(conn *Conn, prog uint32, sec cbSec, timeout time.Duration) error {
+	xid := cbXIDs.Add(1)
+	e := xdr.NewEncoder(128)
+	encodeCBCall(e, xid, prog, nfs4.CBProcNull, sec)
+	e.Patch(0, xdr.RecordMark(e.Len()-4))
+	rep, err := conn.call(xid, [][]byte{e.Header()}, timeout)
+	if err != nil {
+		return err
+	}
+	_, err = decodeRPCReply(xdr.NewDecoder(rep), xid)
+	return err
 }
 
 // pruneConns drops conn and closed connections from list.
@@ -302,7 +393,7 @@ func (s *Server) cbCompound(sess *session, nops uint32, args func(e *xdr.Encoder
 	}
 	xid := cbXIDs.Add(1)
 	e := xdr.NewEncoder(256)
-	encodeCBCall(e, xid, prog, sec)
+	encodeCBCall(e, xid, prog, nfs4.CBProcCompound, sec)
 	e.Uint32(0) // tag
 	e.Uint32(minor)
 	e.Uint32(0) // callback_ident: unused in 4.1
@@ -333,35 +424,48 @@ func (s *Server) cbCompound(sess *session, nops uint32, args func(e *xdr.Encoder
 }
 
 // encodeCBCall writes the record mark placeholder and the RPC header of a
-// CB_COMPOUND call with the session's callback security.
-func encodeCBCall(e *xdr.Encoder, xid, prog uint32, sec cbSec) {
+// callback (proc: CB_NULL or CB_COMPOUND) with the session's callback
+// security.
+func encodeCBCall(e *xdr.Encoder, xid, prog, proc uint32, sec cbSec) {
 	e.Reserve()
 	e.Uint32(xid)
 	e.Uint32(nfs4.MsgCall)
 	e.Uint32(nfs4.RPCVersion)
 	e.Uint32(prog)
 	e.Uint32(nfs4.CBVersion)
-	e.Uint32(nfs4.CBProcCompound)
+	e.Uint32(proc)
 	e.Uint32(sec.flavor)
 	e.Opaque(sec.body)
 	e.Uint32(nfs4.AuthNone)
 	e.Uint32(0)
 }
 
-// decodeCBReply reads the RPC reply and CB_COMPOUND4res up to the result
-// after CB_SEQUENCE's.
-func decodeCBReply(rec []byte, xid uint32) (cbResult, error) {
-	d := xdr.NewDecoder(rec)
+// decodeRPCReply reads a callback's RPC reply header up to its results,
+// and fails unless the call was accepted and ran.
+func decodeRPCReply(d *xdr.Decoder, xid uint32) (*xdr.Decoder, error) {
 	if d.Uint32() != xid || d.Uint32() != nfs4.MsgReply {
-		return cbResult{}, fmt.Errorf("nfs: callback reply: bad header")
+		return nil, fmt.Errorf("nfs: callback reply: bad header")
 	}
 	if st := d.Uint32(); st != nfs4.MsgAccepted {
-		return cbResult{}, fmt.Errorf("nfs: callback denied (%d)", d.Uint32())
+		return nil, fmt.Errorf("nfs: callback denied (%d)", d.Uint32())
 	}
 	d.Uint32()
 	d.Opaque(nfs4.MaxAuthBytes)
 	if as := d.Uint32(); as != nfs4.AcceptSuccess {
-		return cbResult{}, fmt.Errorf("nfs: callback not accepted (%d)", as)
+		return nil, fmt.Errorf("nfs: callback not accepted (%d)", as)
+	}
+	if d.Err() != nil {
+		return nil, fmt.Errorf("nfs: callback reply: %w", d.Err())
+	}
+	return d, nil
+}
+
+// decodeCBReply reads the RPC reply and CB_COMPOUND4res up to the result
+// after CB_SEQUENCE's.
+func decodeCBReply(rec []byte, xid uint32) (cbResult, error) {
+	d, err := decodeRPCReply(xdr.NewDecoder(rec), xid)
+	if err != nil {
+		return cbResult{}, err
 	}
 	status := d.Uint32()
 	d.Opaque(maxTag)

@@ -218,10 +218,14 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	}
 	if st == nfs4.OK {
 		c.keepResult = false
+		changer := c.beginChange(op) // deleg.go: inotify events it causes
 		if rsizeCheck != nil {
 			st = c.runChecked(op, info, segs)
 		} else {
 			st = info.run(c)
+		}
+		if changer != nil {
+			changer.endChange()
 		}
 	}
 	if st == nfs4.OK && c.d.Err() != nil {

@@ -96,6 +96,11 @@ func (n *node) open(flags int, cr *Cred) (int, error) {
 
 // openStat is open, leaving in st the attributes its check read.
 func (n *node) openStat(flags int, cr *Cred, st *unix.Stat_t) (int, error) {
+	// A delegated file's lease must not be broken by the server itself
+	// (lease.go).
+	if err := n.leaseBeforeOpen(flags); err != nil {
+		return -1, err
+	}
 	rel := n.path()
 	fd, err := n.openPath(rel, flags, cr, st)
 	if err != unix.ESTALE && err != unix.ENOENT && err != unix.ENOTDIR || n.exp == nil {
@@ -217,13 +222,23 @@ func statChild(dirfd int, name string, st *unix.Stat_t) error {
 
 // createIn opens (creating) name in directory dirfd of export e, as the
 // caller.
+//
+// O_NONBLOCK while opening: an existing file another process holds a
+// lease on (or the server, for a delegation: lease.go) answers
+// EWOULDBLOCK (NFS4ERR_DELAY) rather than hold the worker for the break.
 func (e *export) createIn(cr Cred, dirfd int, name string, flags int, mode uint32) (int, error) {
 	var fd int
 	err := asCaller(cr, func() error {
 		var err error
-		fd, err = e.openAt(dirfd, name, flags, mode)
+		fd, err = e.openAt(dirfd, name, flags|unix.O_NONBLOCK, mode)
 		return err
 	})
+	if err == nil && flags&unix.O_NONBLOCK == 0 {
+		if _, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, flags); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
 	return fd, err
 }
 

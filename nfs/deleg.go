@@ -40,6 +40,10 @@ const (
 	// and RFC 9754's timestamps and OPEN_XOR_DELEGATION): hints the server
 	// may ignore.
 	wantFlags = 0xffff0000
+	// cbProbeWait is how long an OPEN waits for the CB_NULL probe of a
+	// back channel just bound (callback.go, cbUp) before it grants no
+	// delegation.
+	cbProbeWait = time.Second
 )
 
 // delegState is the delegation part of a delegation stateid.
@@ -136,12 +140,16 @@ func (c *compound) grantDeleg(n *node, access, want uint32) delegGrant {
 	if typ == nfs4.DelegateNone {
 		return none(nfs4.WhyNoDelegNotWanted)
 	}
-	if !c.s.cfg.Delegations || !c.sess.canCall() {
+	if !c.s.cfg.Delegations || !c.sess.canCall() || !c.sess.cbUp(cbProbeWait) {
 		return none(nfs4.WhyNoDelegResource)
 	}
 	sid, why := c.s.state.grant(c.sess.client, n, typ)
 	if why != 0 {
 		return none(why - 1)
+	}
+	if !c.s.guardDeleg(n, typ) {
+		c.s.state.ungrant(sid)
+		return none(nfs4.WhyNoDelegContention)
 	}
 	c.s.log.Debug("delegation granted", "client", c.sess.client.id, "type", delegTypeName(typ))
 	return delegGrant{typ: typ, sid: sid}
@@ -154,10 +162,12 @@ func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint3
 	defer t.mu.Unlock()
 	f := t.fileLocked(n)
 	for _, o := range f.opens {
-		if o.client == cl {
-			continue
+		// A read delegation's lease (lease.go) cannot be had while the
+		// server holds the file open for writing, for this client too.
+		if o.access.Load()&nfs4.ShareAccessWrite != 0 && typ == nfs4.DelegateRead {
+			return nfs4.Stateid{}, nfs4.WhyNoDelegContention + 1
 		}
-		if typ == nfs4.DelegateWrite || o.access.Load()&nfs4.ShareAccessWrite != 0 {
+		if o.client != cl && typ == nfs4.DelegateWrite {
 			return nfs4.Stateid{}, nfs4.WhyNoDelegContention + 1
 		}
 	}
@@ -212,6 +222,160 @@ func (t *stateTable) detachDelegLocked(o *openState) {
 	if o.deleg.typ == nfs4.DelegateWrite {
 		t.dl.writes.Add(-1)
 	}
+	if !delegatedThrough(f, o.node) {
+		// A local opener held by the lease's break proceeds now.
+		releaseLease(o.node)
+	}
+}
+
+// delegatedThrough reports whether a delegation on f was granted through
+// node n: the lease (lease.go) is taken on the descriptor of the node
+// that granted, and a file reached through two exports has two nodes.
+func delegatedThrough(f *fileState, n *node) bool {
+	for _, o := range f.delegs {
+		if o.node == n {
+			return true
+		}
+	}
+	return false
+}
+
+// ungrant takes back a delegation grant recorded but not guarded.
+func (t *stateTable) ungrant(sid nfs4.Stateid) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if o := t.opens.get(sid.Other); o != nil && o.deleg != nil {
+		t.dropLocked(o)
+	}
+}
+
+// guardDeleg takes the kernel lease (and inotify watch) that makes a
+// change to n by another process than the server recall its delegations
+// (lease.go), and reports whether n is guarded. A delegation returned
+// meanwhile leaves no lease behind.
+func (s *Server) guardDeleg(n *node, typ uint32) bool {
+	ok := takeLease(n, typ == nfs4.DelegateWrite, func(why int) { s.recallLocal(n, why) })
+	t := s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !delegatedThrough(t.peekFileLocked(n), n) {
+		releaseLease(n)
+	}
+	return ok
+}
+
+// recallLocal recalls the delegations on n for a change by another
+// process (lease.go): a lease break recalls them all and revokes those
+// not returned before the kernel gives up waiting for the lease
+// (lease-break-time); an inotify event recalls those of clients that had
+// no operation of their own under way here that could have made it
+// (clientChanging).
+func (s *Server) recallLocal(n *node, why int) {
+	t := s.state
+	now := time.Now()
+	var recall, out []*openState
+	t.mu.Lock()
+	f := t.peekFileLocked(n)
+	if why == breakLease && !delegatedThrough(f, n) {
+		releaseLease(n)
+	}
+	for _, o := range f.delegs {
+		if why == breakWatch && o.client.changing(now) {
+			continue
+		}
+		out = append(out, o)
+		if o.deleg.recalled.IsZero() {
+			o.deleg.recalled = now
+			if t.dl.recalling == nil {
+				t.dl.recalling = make(map[*openState]struct{})
+			}
+			t.dl.recalling[o] = struct{}{}
+			recall = append(recall, o)
+		}
+	}
+	t.mu.Unlock()
+	if len(out) > 0 {
+		s.log.Debug("delegations recalled: the file was opened or changed other than through this server", "delegations", len(out), "by", breakNames[why])
+	}
+	for _, o := range recall {
+		go s.recall(o)
+	}
+	if why == breakLease && len(out) > 0 {
+		go s.revokeAtBreakTime(out)
+	}
+}
+
+// revokeAtBreakTime revokes the delegations of out not returned a second
+// before the kernel would break their lease itself: from then on the
+// local opener proceeds, and the holder must not keep serving its cache.
+func (s *Server) revokeAtBreakTime(out []*openState) {
+	wait := max(leaseBreakTime()-time.Second, time.Second)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+wait:
+	for _, o := range out {
+		select {
+		case <-o.deleg.gone:
+		case <-s.stop:
+			return
+		case <-timer.C:
+			break wait
+		}
+	}
+	t := s.state
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, o := range out {
+		select {
+		case <-o.deleg.gone:
+		default:
+			s.log.Info("delegation revoked: a local opener waits for its file, and the kernel's lease-break-time is running out", "client", o.client.id)
+			t.revokeLocked(o)
+		}
+	}
+}
+
+// selfEventWindow is how long after an operation of a client that can
+// change a file's attributes or names (changesFile) an inotify event on
+// a file it holds a delegation of is still taken for that operation's
+// own: the event comes a few microseconds after the change, the rest is
+// slack for a loaded machine. A recall it causes by mistake costs the
+// holder a round trip; one it misses lets a cache go stale.
+const selfEventWindow = 250 * time.Millisecond
+
+// changesFile reports whether op can change a file's attributes or
+// names, as inotify's IN_ATTRIB, IN_MOVE_SELF or IN_DELETE_SELF see it
+// (WRITE and the like only change data: IN_MODIFY, not watched).
+func changesFile(op uint32) bool {
+	switch op {
+	case nfs4.OpSetattr, nfs4.OpRename, nfs4.OpRemove, nfs4.OpLink, nfs4.OpOpen,
+		nfs4.OpSetxattr, nfs4.OpRemovexattr:
+		return true
+	}
+	return false
+}
+
+// beginChange notes that the compound's client starts op, and returns
+// the client to pass to endChange (nil when op changes no file).
+func (c *compound) beginChange(op uint32) *client {
+	if c.sess == nil || !changesFile(op) {
+		return nil
+	}
+	cl := c.sess.client
+	cl.changingOps.Add(1)
+	return cl
+}
+
+// endChange notes that an operation beginChange counted ended.
+func (cl *client) endChange() {
+	cl.changedAt.Store(time.Now().UnixNano())
+	cl.changingOps.Add(-1)
+}
+
+// changing reports whether cl has an operation under way, or one that
+// ended within selfEventWindow of now, that could have changed a file.
+func (cl *client) changing(now time.Time) bool {
+	return cl.changingOps.Load() > 0 || now.UnixNano()-cl.changedAt.Load() < int64(selfEventWindow)
 }
 
 // revokeLocked revokes a delegation its holder did not return in time.
@@ -451,6 +615,11 @@ func (sess *session) seqStatus() uint32 {
 	}
 	if sess.pathDown() {
 		f |= nfs4.SeqStatusCBPathDownSession
+	}
+	if sess.cb.probe.Load() == probeDown {
+		// The back channel did not answer CB_NULL (knfsd: the client's
+		// callback state NFSD4_CB_DOWN); the client binds it again.
+		f |= nfs4.SeqStatusCBPathDown
 	}
 	return f
 }

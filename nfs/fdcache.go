@@ -67,6 +67,9 @@ func (n *node) tryClose() bool {
 		return false
 	}
 	defer n.mu.Unlock()
+	if n.leased() {
+		return false // a delegation's lease is on them (lease.go)
+	}
 	if !n.closeUnpinnedLocked() {
 		return false
 	}

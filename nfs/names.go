@@ -104,6 +104,9 @@ func errno(err error) uint32 {
 		return nfs4.ErrNxio
 	case unix.EOPNOTSUPP:
 		return nfs4.ErrNotsupp
+	case unix.EWOULDBLOCK:
+		// An open held off by a lease being broken (lease.go).
+		return nfs4.ErrDelay
 	}
 	return nfs4.ErrIO
 }

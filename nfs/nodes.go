@@ -240,6 +240,7 @@ func (n *node) closeFDs() {
 }
 
 func (n *node) closeFDsLocked() {
+	n.forgetLeaseLocked() // the lease goes with its descriptor (lease.go)
 	n.withdrawLocked()
 	if n.fd >= 0 && n.fd != n.wfd {
 		unix.Close(n.fd)

@@ -85,10 +85,11 @@ type Config struct {
 	// the server's user namespace (0 means 65534, nobody and nogroup).
 	AnonUID, AnonGID uint32
 	// Delegations lets OPEN grant read and write delegations to clients
-	// with a back channel (deleg.go). Off by default: changes made to the
-	// exported files other than through this server (a local process)
-	// do not recall them yet, so a client holding one would keep serving
-	// its cache.
+	// whose back channel answered CB_NULL (deleg.go). A kernel lease and
+	// an inotify watch on each delegated file recall them when another
+	// process opens, renames, unlinks or changes it (lease.go). The
+	// command turns it on by default, as knfsd; the zero Config leaves it
+	// off.
 	Delegations bool
 }
 

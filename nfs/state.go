@@ -75,13 +75,19 @@ type client struct {
 	confirmed bool
 	// csSeq is the sequence id the next CREATE_SESSION must carry; csReply
 	// caches the last CREATE_SESSION result for its replay.
-	csSeq       uint32
-	csReply     []byte
-	sessions    map[[nfs4.SessionIDSize]byte]*session
-	opens       map[openKey]*openState // open and lock stateids
-	lockRanges  int                    // byte ranges its lock stateids hold
-	renewed     atomic.Int64           // unix nanoseconds of the last renewal
-	revoked     atomic.Int32           // revoked delegations not yet freed (deleg.go)
+	csSeq      uint32
+	csReply    []byte
+	sessions   map[[nfs4.SessionIDSize]byte]*session
+	opens      map[openKey]*openState // open and lock stateids
+	lockRanges int                    // byte ranges its lock stateids hold
+	renewed    atomic.Int64           // unix nanoseconds of the last renewal
+	revoked    atomic.Int32           // revoked delegations not yet freed (deleg.go)
+	// changingOps counts the client's operations under way that can
+	// change a file's attributes or names, changedAt (unix nanoseconds)
+	// is when the last ended: an inotify event then is taken for the
+	// client's own (deleg.go, changing).
+	changingOps atomic.Int32
+	changedAt   atomic.Int64
 	reclaimDone bool
 	recorded    bool // on the list of clients that may reclaim after a restart
 	// reclaims counts the reclaims the grace period let through, for the

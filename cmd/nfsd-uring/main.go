@@ -111,7 +111,7 @@ func run() error {
 	maxConns := flag.Int("max-conns", 4096, "most open connections; further ones are closed as they are accepted")
 	maxPartial := flag.Int("max-partial-bytes", 256<<20, "memory for request records still being received, all connections together; past it the connection with the oldest partial record is closed")
 	maxQueued := flag.Int("max-queued-bytes", 8<<20, "per connection: reply bytes waiting to be sent, and request bytes waiting to be handled, before the server stops reading from it")
-	delegations := flag.Bool("delegations", false, "grant read and write delegations to clients with a back channel (off: changes made to the export other than through this server do not recall them)")
+	delegations := flag.Bool("delegations", true, "grant read and write delegations to clients whose back channel answers CB_NULL; a kernel lease and an inotify watch on each delegated file recall them when another process opens, renames, unlinks or changes it (--delegations=false: none)")
 	leaseTime := flag.Uint("lease-time", 90, "lease in seconds: a client silent this long loses its lease (its opens and locks stay until another client's request conflicts with them: courteous server)")
 	graceTime := flag.Uint("grace", 0, "grace period after a restart in seconds, in which clients of the previous run reclaim their opens and locks (0: the lease time); ends early once all of them have")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")

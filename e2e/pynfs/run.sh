@@ -15,8 +15,8 @@
 #   PYNFS_OUT       where results go (default bin/pynfs): ENGINE.json (pynfs'
 #                   JSON), ENGINE.log (its output), ENGINE-server.log
 #   PYNFS_TIMEOUT   seconds one engine's run may take (default 1800)
-#   PYNFS_SERVER_ARGS extra nfsd-uring flags (the server always gets --delegations:
-#                   delegations are off by default, and pynfs tests them)
+#   PYNFS_SERVER_ARGS extra nfsd-uring flags (delegations are on by default,
+#                   and pynfs tests them; --delegations=false turns them off)
 #   PYNFS_PORT      first port to serve on (the engines take it and the
 #                   ones after); default: free ports the system picks
 #
@@ -111,7 +111,7 @@ runEngine() {
 		return 1
 	fi
 	"$WORK/nfsd-uring" --export "$dir/export" --listen "127.0.0.1:$port" \
-		--state-dir "$dir/state" --engine "$engine" --delegations ${PYNFS_SERVER_ARGS:-} >"$OUT/$engine-server.log" 2>&1 &
+		--state-dir "$dir/state" --engine "$engine" ${PYNFS_SERVER_ARGS:-} >"$OUT/$engine-server.log" 2>&1 &
 	spid=$!
 	echo "$spid" >"$dir/server.pid"
 	if ! waitPort "$port" "$spid"; then
