@@ -89,6 +89,10 @@ type Config struct {
 	// do not recall them yet, so a client holding one would keep serving
 	// its cache.
 	Delegations bool
+	// UnlinkSweep is how often the descriptors the server keeps are
+	// checked for files whose last link is gone, to close them and make
+	// their handles stale (fdcache.go, sweepUnlinked). 0: 2s.
+	UnlinkSweep time.Duration
 }
 
 // Handler is what an engine drives: Handle decodes and executes one RPC
@@ -171,6 +175,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.AnonGID == 0 {
 		cfg.AnonGID = defaultAnonID
 	}
+	if cfg.UnlinkSweep <= 0 {
+		cfg.UnlinkSweep = defaultUnlinkSweep
+	}
 	cfg.applyLimitDefaults()
 	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now()}
 	key, err := loadHandleKey(cfg.StateDir)
@@ -209,6 +216,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.registerGauges(s.stats)
 	go s.reapLeases()
+	go s.sweepUnlinked(cfg.UnlinkSweep)
 	return s, nil
 }
 
