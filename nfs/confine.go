@@ -103,13 +103,24 @@ func (n *node) openStat(flags int, cr *Cred, st *unix.Stat_t) (int, error) {
 	}
 	now, ferr := n.exp.refind(n)
 	if ferr != nil || now == rel {
-		return fd, err
+		return fd, goneStale(err)
 	}
 	fd, err = n.openPath(now, flags, cr, st)
 	if err == nil {
 		n.setPath(now)
 	}
-	return fd, err
+	return fd, goneStale(err)
+}
+
+// goneStale turns "no such path" for a node that its kernel handle did
+// not find either into ESTALE: the file is gone, and its handle with it
+// (knfsd answers such a handle NFS4ERR_STALE; NOENT would tell the client
+// a name is missing, which is not the question).
+func goneStale(err error) error {
+	if err == unix.ENOENT || err == unix.ENOTDIR {
+		return unix.ESTALE
+	}
+	return err
 }
 
 // openPath opens n's file at rel and checks it, leaving its attributes in

@@ -166,3 +166,18 @@ func TestUnlinkedOpenFileStaysUntilClose(t *testing.T) {
 	}
 	h.staleEverywhere(fh)
 }
+
+// TestRemovedUncachedFileStale: a file the server looked up but never
+// opened (no descriptor to keep its inode), removed on the host, answers
+// STALE to READ and WRITE too, not NOENT: its path and its kernel handle
+// both find nothing.
+func TestRemovedUncachedFileStale(t *testing.T) {
+	h := newSweepHarness(t, time.Hour)
+	h.session()
+	h.write("gone", make([]byte, 64<<10))
+	fh := h.lookupFH("gone")
+	if err := os.Remove(filepath.Join(h.dir, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	h.staleEverywhere(fh)
+}
