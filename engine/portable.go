@@ -480,7 +480,7 @@ func (c *conn) readAll(rep *nfs.Reply, from int, next *ioPlan, bufs []*[]byte) [
 		rd := &rep.Reads[i]
 		var pl ioPlan
 		if i == from && next != nil {
-			pl = *next
+			pl = c.p.reads.finish(*next, rd)
 		} else {
 			pl = c.p.reads.plan(rd)
 		}
@@ -503,11 +503,13 @@ func (c *conn) countRead(pl ioPlan) {
 // tryReads performs rep's reads in order as long as each is buffered and
 // all its bytes are in the page cache (RWF_NOWAIT), and returns the
 // buffers taken, how many reads it did, and the plan of the first one it
-// did not do.
+// did not do. It runs on the connection's reader, which must not wait:
+// a direct plan whose O_DIRECT descriptor is still to be opened (Open) is
+// left to the goroutine readAll runs on, like any direct one.
 func (c *conn) tryReads(rep *nfs.Reply, bufs []*[]byte) ([]*[]byte, int, ioPlan) {
 	for i := range rep.Reads {
 		rd := &rep.Reads[i]
-		pl := c.p.reads.plan(rd)
+		pl := c.p.reads.planLoop(rd)
 		if pl.Direct || noNowait.Load() {
 			return bufs, i, pl
 		}
