@@ -375,7 +375,7 @@ var replies = sync.Pool{New: func() any { return nfs.NewReply() }}
 // serve handles one admitted record and sends its reply. It reports false
 // when the connection should close.
 func (c *conn) serve(rec record) bool {
-	rep, charge, ok := c.handle(rec)
+	rep, charge, ok := c.handle(rec, false)
 	if rep == nil {
 		return ok
 	}
@@ -393,7 +393,7 @@ func (c *conn) serve(rec record) bool {
 // so no cold read holds up the records behind it on the connection; so
 // does a reply with more than inlineMaxRead bytes of file data.
 func (c *conn) serveInline(rec record, reqs *sync.WaitGroup) bool {
-	rep, charge, ok := c.handle(rec)
+	rep, charge, ok := c.handle(rec, true)
 	if rep == nil {
 		return ok
 	}
@@ -432,8 +432,11 @@ const inlineMaxRead = 64 << 10
 // handle runs the handler on an admitted record and reserves room for its
 // reply's reads. A nil reply means there is nothing to send; ok then says
 // whether the connection stays open.
-func (c *conn) handle(rec record) (rep *nfs.Reply, charge int, ok bool) {
+// inline says the handler runs on the connection's reader (serveInline,
+// nfs.Reply.Inline).
+func (c *conn) handle(rec record, inline bool) (rep *nfs.Reply, charge int, ok bool) {
 	rep = replies.Get().(*nfs.Reply)
+	rep.Inline = inline
 	n := len(rec.bytes())
 	c.p.h.Handle(c.st, rec.bytes(), rep)
 	recPool.put(rec.buf)

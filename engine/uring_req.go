@@ -55,21 +55,23 @@ func (r *ureq) handle() {
 	if r.opening {
 		r.openDirect()
 	} else {
-		r.run()
+		r.run(false)
 	}
 	r.c.l.postReq(r)
 }
 
-// run calls the handler on the request's record and frees the record.
-func (r *ureq) run() {
-	r.handleRecord(r.rec.bytes())
+// run calls the handler on the request's record and frees the record;
+// inline says it runs on the loop (nfs.Reply.Inline).
+func (r *ureq) run(inline bool) {
+	r.handleRecord(r.rec.bytes(), inline)
 	recPool.put(r.rec.buf)
 	r.rec = record{}
 }
 
 // handleRecord calls the handler and keeps its reply.
-func (r *ureq) handleRecord(rec []byte) {
+func (r *ureq) handleRecord(rec []byte, inline bool) {
 	rep := replies.Get().(*nfs.Reply)
+	rep.Inline = inline
 	r.c.l.e.h.Handle(r.c.st, rec, rep)
 	r.rep = rep
 }

@@ -34,8 +34,8 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	// cur is the current filehandle's node when a known PUTFH set it; nil
-	// for the pseudo-filesystem, a handle refused as malformed, and a
-	// LOOKUP's child. saved is SAVEFH's.
+	// for the pseudo-filesystem and a handle refused as malformed;
+	// lookedUp for a LOOKUP's child. saved is SAVEFH's.
 	var cur, saved *node
 	for i := 0; i < n && d.Err() == nil; i++ {
 		op := d.Uint32()
@@ -50,11 +50,19 @@ func (s *Server) Inline(rec []byte) bool {
 			if cur == nil || !s.lookupCached(cur, d.Opaque(nfs4.OpaqueLimit)) {
 				return false
 			}
-			cur = nil // the child's: not looked up here
+			cur = lookedUp // the child: not looked up here
 			continue
-		case nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead, nfs4.OpReadPlus, nfs4.OpSeek:
-			if cur != nil && !cur.hasOpenFD() {
+		case nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead, nfs4.OpReadPlus:
+			if cur == lookedUp && op != nfs4.OpGetattr {
+				// Not known to have a descriptor open. (GETATTR answers
+				// from the LOOKUP's own fstatat: compound.recall.)
+				return false
+			}
+			if cur != nil && cur != lookedUp && !cur.hasOpenFD() {
 				return false // it would open cur by path first
+			}
+			if op == nfs4.OpReadPlus && cur != nil && !cur.extentsKnown(&d) {
+				return false // its extents would be walked with lseek
 			}
 			if op == nfs4.OpGetattr && s.state.dl.writes.Load() > 0 {
 				return false // it may wait for CB_GETATTR (deleg.go)
@@ -73,6 +81,32 @@ func (s *Server) Inline(rec []byte) bool {
 		info.skip(&d)
 	}
 	return d.Err() == nil
+}
+
+// lookedUp stands, in Inline's scan, for the current filehandle a LOOKUP
+// made: a node the scan does not know.
+var lookedUp = new(node)
+
+// extentsKnown reports, for Inline, whether the READ_PLUS whose arguments
+// d is at (not moved) would find all its extents in n's extent cache, so
+// that it walks none with lseek on the loop (op_read.go,
+// planSegmentsLoop). It takes n's lock only if free. The cache is checked
+// against the last walk's size and this server's changes, not the file's
+// ctime, which needs an fstat: a file changed by a local process since is
+// found stale when the READ_PLUS runs, and that reply sends its range as
+// DATA.
+func (n *node) extentsKnown(d *xdr.Decoder) bool {
+	p := *d
+	p.Skip(stateidLen)
+	off, count := p.Uint64(), p.Uint32()
+	if p.Err() != nil || off > maxOffset {
+		return true // refused by READ_PLUS itself
+	}
+	if !n.mu.TryLock() {
+		return false
+	}
+	defer n.mu.Unlock()
+	return n.extent.covers(int64(off), int64(off)+int64(count))
 }
 
 // knownHandle reports whether resolve would find h's node without going to

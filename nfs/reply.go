@@ -72,6 +72,11 @@ type Reply struct {
 	Reads []Read
 	segs  []readSeg
 
+	// Inline is set by the engine when Handle runs on an event loop (or
+	// the portable engine's connection reader) for a record Server.Inline
+	// accepted: nothing may wait there, so the ops that could (a READ_PLUS
+	// extent walk) take a way that does not (planSegmentsLoop).
+	Inline bool
 	// Close asks the engine to close the connection after sending (for
 	// example after an unrecoverable framing error).
 	Close bool
@@ -113,7 +118,7 @@ func (r *Reply) Reset() {
 		r.pinned[i] = nil
 	}
 	r.pinned = r.pinned[:0]
-	r.Close, r.Drop = false, false
+	r.Close, r.Drop, r.Inline = false, false, false
 	r.markPos, r.bodyPos = 0, 0
 	r.replay.ok, r.zeroFill = false, false
 	clear(r.replay.reads) // let go of nodes
