@@ -8,7 +8,7 @@ import (
 // Inline reports whether a record may be handled on an event loop's own
 // thread: a COMPOUND made only of operations the table marks opInline,
 // which never block for long (no path walk, no open, no fsync, no
-// directory read) — the data path of SEQUENCE, PUTFH, READ, READ_PLUS,
+// directory read, no lseek) — the data path of SEQUENCE, PUTFH, READ, READ_PLUS,
 // GETATTR and friends. Everything else (and anything this quick scan
 // cannot read) should go to a worker, so a slow metadata operation never
 // stalls other connections. It decodes only the operation numbers and
@@ -16,14 +16,18 @@ import (
 // table does not hold would be looked up with open_by_handle_at, which can
 // wait on the disk (a cold inode, or a client sending handles after a
 // restart), so it goes to a worker too, and so does an op that would have
-// to open a known file by path first (GETATTR, ACCESS, READ, READ_PLUS or
-// SEEK of a node with no descriptor open: the fd cache closed it, or it
-// was never read): the walk from the export root can wait on the disk
-// when its dentries were evicted. The worker's open is kept, so the next
-// request is inline. One LOOKUP right after such a PUTFH is inline too
-// when the kernel's dentry cache answers it (lookupCached): the stat of
-// mdtest and of every client's path walk; the child it finds is reached
-// through dentries the probe has just seen cached.
+// to open a known file by path first (GETATTR, ACCESS, READ or READ_PLUS
+// of a node with no descriptor open: the fd cache closed it, or it was
+// never read): the walk from the export root can wait on the disk when
+// its dentries were evicted. The worker's open is kept, so the next
+// request is inline. So does a READ_PLUS whose extents are not cached
+// (extentsKnown): SEEK_DATA/SEEK_HOLE wait for the inode's lock behind
+// writers (op_read.go, planSegmentsLoop); the worker's walk is cached.
+// One LOOKUP right after such a PUTFH is inline too when the kernel's
+// dentry cache answers it (lookupCached): the stat of mdtest and of every
+// client's path walk; a GETATTR of the child it finds answers from the
+// LOOKUP's own fstatat (compound.recall), and any other op on the child
+// goes to a worker.
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
