@@ -11,6 +11,7 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // TestNoOpenOnLoop (issue 21 finding 11): the io_uring engine's event
@@ -58,6 +59,42 @@ func TestNoOpenOnLoop(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+	// The stat of a path walk: PUTFH of the directory, LOOKUP, GETFH,
+	// GETATTR (inline when the dentry cache has the name), and ACCESS and
+	// SEEK of a file read before.
+	root, err := c.RootFH(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		for i := range nfiles {
+			err := c.Compound(ctx, func(e *xdr.Encoder) int {
+				client.EncodePutfh(e, root)
+				client.EncodeLookup(e, fmt.Sprintf("f%d", i))
+				client.EncodeGetfh(e)
+				client.EncodeGetattr(e, client.StandardAttrs)
+				return 4
+			}, func(r *client.Reply) error {
+				if r.Status != nfs4.OK {
+					return fmt.Errorf("round %d: PUTFH LOOKUP GETFH GETATTR: status %d", round, r.Status)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fh, err := c.LookupPath(ctx, "/f0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Access(ctx, fh, 0x3f); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Seek(ctx, fh, nfs4.Stateid{}, 0, nfs4.ContentHole); err != nil {
+		t.Fatal(err)
 	}
 	if m.Snapshot().Counters[metrics.ReadsDirect] == 0 {
 		t.Skip("no read went O_DIRECT (the filesystem refuses it?): the test tests nothing here")
