@@ -69,8 +69,11 @@ func (a dioAlign) usable() bool {
 
 // ioPlan is how one nfs.Read is performed: read Len bytes at Off from FD
 // into a buffer; the data the reply wants starts Skip bytes into it.
+// Open marks a direct plan made on an event loop whose O_DIRECT
+// descriptor is still to be opened (FD -1): see planLoop.
 type ioPlan struct {
 	Direct bool
+	Open   bool
 	FD     int
 	Off    int64
 	Len    int
@@ -101,8 +104,20 @@ func newReadPolicy(mode dioMode) *readPolicy {
 // plan picks buffered or O_DIRECT for rd. A misaligned O_DIRECT read is
 // widened to aligned bounds; the reply then points into the middle of the
 // buffer (Skip), so no byte is copied. The O_DIRECT descriptor is asked for
-// (and opened, once per file) only when the answer is direct.
+// (and opened, once per file) only when the answer is direct. The open
+// can block: event loops call planLoop.
 func (p *readPolicy) plan(rd *nfs.Read) ioPlan {
+	return p.finish(p.planLoop(rd), rd)
+}
+
+// planLoop is plan for an event loop's thread, where nothing may walk a
+// path or open a file (ARCHITECTURE.md; a cold dentry or inode waits on
+// the disk, stalling every connection of the loop). When the read should
+// go direct but the file's O_DIRECT descriptor was never opened, the plan
+// comes back with Open set and FD -1: the caller has finish complete it
+// off the loop. Everything planLoop itself calls works on an open
+// descriptor: statx (AT_EMPTY_PATH) once per file, cachestat.
+func (p *readPolicy) planLoop(rd *nfs.Read) ioPlan {
 	buffered := ioPlan{FD: rd.FD, Off: rd.Off, Len: rd.Len}
 	if p.mode == dioOff || rd.Len <= 0 || rd.Off < 0 {
 		return buffered
@@ -123,15 +138,37 @@ func (p *readPolicy) plan(rd *nfs.Read) ioPlan {
 		p.buffered.Add(1)
 		return buffered
 	}
-	dfd := rd.DirectFD()
+	start := rd.Off - rd.Off%a
+	end := (rd.Off + int64(rd.Len) + a - 1) / a * a
+	direct := ioPlan{Direct: true, FD: -1, Off: start, Len: int(end - start), Skip: int(rd.Off - start)}
+	dfd, ok := rd.CachedDirectFD()
+	if !ok {
+		direct.Open = true
+		return direct
+	}
 	if dfd < 0 {
 		p.buffered.Add(1)
 		return buffered
 	}
 	p.direct.Add(1)
-	start := rd.Off - rd.Off%a
-	end := (rd.Off + int64(rd.Len) + a - 1) / a * a
-	return ioPlan{Direct: true, FD: dfd, Off: start, Len: int(end - start), Skip: int(rd.Off - start)}
+	direct.FD = dfd
+	return direct
+}
+
+// finish completes a plan planLoop left Open: it opens the file's O_DIRECT
+// descriptor (Read.DirectFD), or falls back to a buffered read when the
+// file has none. Not on an event loop: the open walks the file's path.
+func (p *readPolicy) finish(pl ioPlan, rd *nfs.Read) ioPlan {
+	if !pl.Open {
+		return pl
+	}
+	pl.Open = false
+	if pl.FD = rd.DirectFD(); pl.FD < 0 {
+		p.buffered.Add(1)
+		return ioPlan{FD: rd.FD, Off: rd.Off, Len: rd.Len}
+	}
+	p.direct.Add(1)
+	return pl
 }
 
 // fileInfo is what the policy knows of one open file.

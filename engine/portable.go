@@ -375,7 +375,7 @@ var replies = sync.Pool{New: func() any { return nfs.NewReply() }}
 // serve handles one admitted record and sends its reply. It reports false
 // when the connection should close.
 func (c *conn) serve(rec record) bool {
-	rep, charge, ok := c.handle(rec)
+	rep, charge, ok := c.handle(rec, false)
 	if rep == nil {
 		return ok
 	}
@@ -393,7 +393,7 @@ func (c *conn) serve(rec record) bool {
 // so no cold read holds up the records behind it on the connection; so
 // does a reply with more than inlineMaxRead bytes of file data.
 func (c *conn) serveInline(rec record, reqs *sync.WaitGroup) bool {
-	rep, charge, ok := c.handle(rec)
+	rep, charge, ok := c.handle(rec, true)
 	if rep == nil {
 		return ok
 	}
@@ -432,8 +432,11 @@ const inlineMaxRead = 64 << 10
 // handle runs the handler on an admitted record and reserves room for its
 // reply's reads. A nil reply means there is nothing to send; ok then says
 // whether the connection stays open.
-func (c *conn) handle(rec record) (rep *nfs.Reply, charge int, ok bool) {
+// inline says the handler runs on the connection's reader (serveInline,
+// nfs.Reply.Inline).
+func (c *conn) handle(rec record, inline bool) (rep *nfs.Reply, charge int, ok bool) {
 	rep = replies.Get().(*nfs.Reply)
+	rep.Inline = inline
 	n := len(rec.bytes())
 	c.p.h.Handle(c.st, rec.bytes(), rep)
 	recPool.put(rec.buf)
@@ -485,7 +488,7 @@ func (c *conn) readAll(rep *nfs.Reply, from int, next *ioPlan, bufs []*[]byte) [
 		rd := &rep.Reads[i]
 		var pl ioPlan
 		if i == from && next != nil {
-			pl = *next
+			pl = c.p.reads.finish(*next, rd)
 		} else {
 			pl = c.p.reads.plan(rd)
 		}
@@ -508,11 +511,13 @@ func (c *conn) countRead(pl ioPlan) {
 // tryReads performs rep's reads in order as long as each is buffered and
 // all its bytes are in the page cache (RWF_NOWAIT), and returns the
 // buffers taken, how many reads it did, and the plan of the first one it
-// did not do.
+// did not do. It runs on the connection's reader, which must not wait:
+// a direct plan whose O_DIRECT descriptor is still to be opened (Open) is
+// left to the goroutine readAll runs on, like any direct one.
 func (c *conn) tryReads(rep *nfs.Reply, bufs []*[]byte) ([]*[]byte, int, ioPlan) {
 	for i := range rep.Reads {
 		rd := &rep.Reads[i]
-		pl := c.p.reads.plan(rd)
+		pl := c.p.reads.planLoop(rd)
 		if pl.Direct || noNowait.Load() {
 			return bufs, i, pl
 		}

@@ -159,7 +159,7 @@ func (c *uconn) dispatch(rec record) {
 	r.rec = rec
 	c.inflight++
 	if in := c.l.e.inline; in != nil && in.Inline(rec.bytes()) {
-		r.run()
+		r.run(true)
 		r.onHandled()
 		return
 	}
@@ -179,7 +179,7 @@ func (c *uconn) handleDirect(rec []byte) bool {
 	}
 	r := c.l.newReq(c)
 	c.inflight++
-	r.handleRecord(rec)
+	r.handleRecord(rec, true)
 	r.onHandled()
 	return true
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/metrics"
+	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/ring"
 )
 
@@ -115,6 +116,8 @@ func startLoop(e *Uring, i int) (*loop, error) {
 func (l *loop) run(errc chan<- error) {
 	defer close(l.done)
 	runtime.LockOSThread()
+	// Nothing that opens a file may run here (nfs.MarkLoopThread).
+	defer nfs.MarkLoopThread()()
 	l.pin()
 	if err := l.setup(); err != nil {
 		l.teardown()

@@ -19,6 +19,9 @@ type ureq struct {
 	bufs    [][]byte // read buffers, from the loop's slab pool
 	got     []int
 	pending int // reads in flight
+	// opening: the request is on a worker to open O_DIRECT descriptors
+	// for its planned reads (startReads).
+	opening bool
 
 	parts     [][]byte // reply bytes not yet sent
 	iov       []unix.Iovec
@@ -46,28 +49,40 @@ func (l *loop) newReq(c *uconn) *ureq {
 	return r
 }
 
-// handle runs on a worker goroutine: the handler may block.
+// handle runs on a worker goroutine: the handler may block, and so may
+// the opens of openDirect.
 func (r *ureq) handle() {
-	r.run()
+	if r.opening {
+		r.openDirect()
+	} else {
+		r.run(false)
+	}
 	r.c.l.postReq(r)
 }
 
-// run calls the handler on the request's record and frees the record.
-func (r *ureq) run() {
-	r.handleRecord(r.rec.bytes())
+// run calls the handler on the request's record and frees the record;
+// inline says it runs on the loop (nfs.Reply.Inline).
+func (r *ureq) run(inline bool) {
+	r.handleRecord(r.rec.bytes(), inline)
 	recPool.put(r.rec.buf)
 	r.rec = record{}
 }
 
 // handleRecord calls the handler and keeps its reply.
-func (r *ureq) handleRecord(rec []byte) {
+func (r *ureq) handleRecord(rec []byte, inline bool) {
 	rep := replies.Get().(*nfs.Reply)
+	rep.Inline = inline
 	r.c.l.e.h.Handle(r.c.st, rec, rep)
 	r.rep = rep
 }
 
-// onHandled is back on the loop: queue the reply for its reads.
+// onHandled is back on the loop: queue the reply for its reads (or, back
+// from openDirect, start them).
 func (r *ureq) onHandled() {
+	if r.opening {
+		r.opened()
+		return
+	}
 	c := r.c
 	rep := r.rep
 	c.recBytes -= r.recCharge
@@ -102,17 +117,59 @@ func (c *uconn) pumpReads() {
 	}
 }
 
+// startReads plans the reply's reads. A plan that needs the file's
+// O_DIRECT descriptor opened first (the file's first direct read) sends
+// the request to a worker to open it (openDirect): a confined open walks
+// the file's path, which can wait on the disk, and nothing that can wait
+// runs on the loop. The worker hands the request back, and the loop then
+// starts the reads.
 func (r *ureq) startReads() {
 	l := r.c.l
 	reads := r.rep.Reads
 	r.plans = r.plans[:0]
+	open := false
+	for i := range reads {
+		p := l.e.reads.planLoop(&reads[i])
+		open = open || p.Open
+		r.plans = append(r.plans, p)
+	}
+	if open {
+		r.opening = true
+		l.e.work.submit(r)
+		return
+	}
+	r.submitReads()
+}
+
+// openDirect runs on a worker: it completes the plans left to open an
+// O_DIRECT descriptor.
+func (r *ureq) openDirect() {
+	for i := range r.plans {
+		r.plans[i] = r.c.l.e.reads.finish(r.plans[i], &r.rep.Reads[i])
+	}
+}
+
+// opened is back on the loop after openDirect: start the reads.
+func (r *ureq) opened() {
+	r.opening = false
+	c := r.c
+	if c.closing {
+		r.release()
+		c.maybeDone()
+		return
+	}
+	r.submitReads()
+}
+
+// submitReads takes buffers for the planned reads and submits them.
+func (r *ureq) submitReads() {
+	l := r.c.l
 	r.bufs = r.bufs[:0]
 	r.got = r.got[:0]
-	for i := range reads {
-		p := l.e.reads.plan(&reads[i])
+	for i := range r.plans {
+		p := r.plans[i]
 		l.countRead(p.Direct)
 		buf := l.pool.get(p.Len)
-		r.plans = append(r.plans, p)
 		r.bufs = append(r.bufs, buf)
 		r.got = append(r.got, 0)
 		r.charge += len(buf)

@@ -63,6 +63,11 @@ func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
 		}
 		return errno(err)
 	}
+	if s.removedUnheld(n, st) {
+		// knfsd: a handle of an unlinked inode that nothing holds open
+		// no longer decodes (exportfs_decode_fh), so NFS4ERR_STALE.
+		return nfs4.ErrStale
+	}
 	return nfs4.OK
 }
 

@@ -2,6 +2,9 @@ package nfs
 
 import (
 	"errors"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,6 +68,7 @@ func (e *export) openBeneath(rel string, flags int) (int, error) {
 
 // openAt opens rel beneath dirfd, a directory of this export.
 func (e *export) openAt(dirfd int, rel string, flags int, mode uint32) (int, error) {
+	checkNotLoop()
 	how := e.openHow(flags)
 	how.Mode = uint64(mode)
 	for {
@@ -108,13 +112,24 @@ func (n *node) openStat(flags int, cr *Cred, st *unix.Stat_t) (int, error) {
 	}
 	now, ferr := n.exp.refind(n)
 	if ferr != nil || now == rel {
-		return fd, err
+		return fd, goneStale(err)
 	}
 	fd, err = n.openPath(now, flags, cr, st)
 	if err == nil {
 		n.setPath(now)
 	}
-	return fd, err
+	return fd, goneStale(err)
+}
+
+// goneStale turns "no such path" for a node that its kernel handle did
+// not find either into ESTALE: the file is gone, and its handle with it
+// (knfsd answers such a handle NFS4ERR_STALE; NOENT would tell the client
+// a name is missing, which is not the question).
+func goneStale(err error) error {
+	if err == unix.ENOENT || err == unix.ENOTDIR {
+		return unix.ESTALE
+	}
+	return err
 }
 
 // openPath opens n's file at rel and checks it, leaving its attributes in
@@ -282,6 +297,7 @@ func (e *export) pathByHandle(f fhFields, st *unix.Stat_t) (string, error) {
 	if fs == nil {
 		return "", errStale
 	}
+	checkNotLoop()
 	fd, err := unix.OpenByHandleAt(fs.mountFD, unix.NewFileHandle(f.ktype, f.kernel), unix.O_PATH|unix.O_CLOEXEC)
 	if err != nil {
 		return "", errStale
@@ -291,4 +307,66 @@ func (e *export) pathByHandle(f fhFields, st *unix.Stat_t) (string, error) {
 		return "", errStale
 	}
 	return e.relOf(fd)
+}
+
+// Event loops never open files: an open walks a path (or, by handle,
+// reads an inode) and can wait on the disk, stalling every connection of
+// the loop (ARCHITECTURE.md). Only export.inCache's RESOLVE_CACHED probe,
+// which fails rather than wait, may run there. Engines mark their loop
+// threads (MarkLoopThread); a test turns on WatchLoopOpens and checks
+// LoopOpens after a workload: the opens above (openAt, pathByHandle) made
+// on a marked thread are counted.
+var loopThreads struct {
+	mu    sync.Mutex
+	ids   map[int]bool
+	watch atomic.Bool
+	opens atomic.Int64
+	first atomic.Pointer[string] // the stack of the first counted open
+}
+
+// MarkLoopThread records the calling goroutine's OS thread, which it has
+// locked (runtime.LockOSThread) for good, as an event loop's; unmark
+// forgets it, before the thread ends.
+func MarkLoopThread() (unmark func()) {
+	tid := unix.Gettid()
+	loopThreads.mu.Lock()
+	if loopThreads.ids == nil {
+		loopThreads.ids = map[int]bool{}
+	}
+	loopThreads.ids[tid] = true
+	loopThreads.mu.Unlock()
+	return func() {
+		loopThreads.mu.Lock()
+		delete(loopThreads.ids, tid)
+		loopThreads.mu.Unlock()
+	}
+}
+
+// WatchLoopOpens turns the count of opens made on loop threads on or off
+// (off by default: a gettid per open is not free). For tests.
+func WatchLoopOpens(on bool) { loopThreads.watch.Store(on) }
+
+// LoopOpens returns how many opens ran on a marked loop thread while
+// watched, and the stack of the first of them.
+func LoopOpens() (n int64, first string) {
+	if p := loopThreads.first.Load(); p != nil {
+		first = *p
+	}
+	return loopThreads.opens.Load(), first
+}
+
+// checkNotLoop counts an open made on a loop thread (see loopThreads).
+func checkNotLoop() {
+	if !loopThreads.watch.Load() {
+		return
+	}
+	tid := unix.Gettid()
+	loopThreads.mu.Lock()
+	onLoop := loopThreads.ids[tid]
+	loopThreads.mu.Unlock()
+	if onLoop {
+		loopThreads.opens.Add(1)
+		stack := string(debug.Stack())
+		loopThreads.first.CompareAndSwap(nil, &stack)
+	}
 }

@@ -39,6 +39,8 @@ type extentCache struct {
 	// seeks counts the lseeks walks made (under the node's lock), for the
 	// metrics: lseeks per READ_PLUS and the cache's hit rate.
 	seeks uint64
+	// walking: a walk for the event loop is under way (walkLater).
+	walking atomic.Bool
 }
 
 // changed records that the file's data or allocation changed.
@@ -70,6 +72,20 @@ var seeker = unix.Seek
 // whose attributes are st. Callers hold n.mu. On any lseek surprise it
 // reports the rest as data: never a hole that is not one.
 func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []extent) []extent {
+	out, _ = x.lookup(fd, st, off, end, out)
+	return out
+}
+
+// known is extents without a walk, for the event loop: ok is false when
+// part of the range was never walked (or the cache went stale), and out
+// then says nothing. Callers hold n.mu.
+func (x *extentCache) known(st *unix.Stat_t, off, end int64, out []extent) ([]extent, bool) {
+	return x.lookup(-1, st, off, end, out)
+}
+
+// lookup is extents, walking what is missing with fd, or, when fd is -1,
+// giving up (ok false) instead.
+func (x *extentCache) lookup(fd int, st *unix.Stat_t, off, end int64, out []extent) ([]extent, bool) {
 	ctime, gen := st.Ctim, x.gen.Load()
 	if fixedCtime != nil {
 		ctime = *fixedCtime
@@ -85,6 +101,9 @@ func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []ext
 			off = min(r.end, end)
 			continue
 		}
+		if fd < 0 {
+			return out, false
+		}
 		gapEnd := st.Size
 		if i < len(x.runs) {
 			gapEnd = x.runs[i].off
@@ -94,11 +113,28 @@ func (x *extentCache) extents(fd int, st *unix.Stat_t, off, end int64, out []ext
 		if len(added) == 0 {
 			// Could not learn anything: treat the rest as data.
 			out = append(out, extent{off, end, false})
-			return out
+			return out, true
 		}
 		x.insert(i, added)
 	}
-	return out
+	return out, true
+}
+
+// covers reports whether the runs, as of the last walk, cover [off, end)
+// up to the size the walk saw, and no change of ours came since.
+// Callers hold n.mu.
+func (x *extentCache) covers(off, end int64) bool {
+	if x.ctime == (unix.Timespec{}) || x.walked != x.gen.Load() {
+		return false // never walked, or changed by us since
+	}
+	end = min(end, x.size)
+	for i := x.search(off); off < end; i++ {
+		if i >= len(x.runs) || x.runs[i].off > off {
+			return false
+		}
+		off = x.runs[i].end
+	}
+	return true
 }
 
 // search returns the index of the first run ending after off.
@@ -173,4 +209,28 @@ func (x *extentCache) insert(i int, added []extent) {
 	if len(x.runs) > maxExtents {
 		x.runs = x.runs[:0]
 	}
+}
+
+// walkLater walks n's extents over [off, end) (and the lookahead) on a
+// goroutine, for a READ_PLUS on an event loop that found them unknown
+// (planSegmentsLoop): the next READ_PLUS of the range finds them cached.
+// One walk per file at a time; a file with no read descriptor open is
+// left for a worker's READ_PLUS to walk.
+func (n *node) walkLater(off, end int64) {
+	if !n.extent.walking.CompareAndSwap(false, true) {
+		return
+	}
+	n.pin()
+	go func() {
+		defer n.extent.walking.Store(false)
+		defer n.unpin()
+		fd, ok := n.pub.read.get()
+		var st unix.Stat_t
+		if !ok || fd < 0 || unix.Fstat(fd, &st) != nil {
+			return
+		}
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.extent.extents(fd, &st, off, end, nil)
+	}()
 }

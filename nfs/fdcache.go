@@ -1,7 +1,11 @@
 package nfs
 
 import (
+	"slices"
 	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // fdCache bounds the descriptors an export keeps open. Every file a client
@@ -74,5 +78,90 @@ func (n *node) tryClose() bool {
 		return false
 	}
 	n.cached = false
+	return true
+}
+
+// defaultUnlinkSweep is how often the cached descriptors are checked for
+// files removed behind the server's back (Config.UnlinkSweep). One fstat
+// per cached file: 8192 of them (defaultMaxOpenFiles) cost a few ms of
+// one CPU per pass.
+const defaultUnlinkSweep = 2 * time.Second
+
+// sweepUnlinked runs until the server stops. Every interval it drops the
+// nodes whose file lost its last link (a local rm, or a REMOVE by another
+// client of a file this server still had open) while no open, lock or
+// delegation holds it, and closes their descriptors: the kernel then
+// frees the inode and its space, and the handle answers NFS4ERR_STALE,
+// as knfsd's does (its file cache closes an unlinked inode on the
+// fsnotify event, and exportfs_decode_fh then no longer finds it). A file
+// some client still has open stays readable and writable through its
+// handle until the last CLOSE (POSIX unlink-while-open); the next pass
+// after that drops it.
+func (s *Server) sweepUnlinked(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			for _, e := range s.table().exports {
+				e.fds.dropUnlinked(s)
+			}
+		}
+	}
+}
+
+// dropUnlinked drops (s.files.drop) every cached node whose file has no
+// link left and that no state holds, then takes the dropped nodes whose
+// descriptors are closed off the cache's list. The fstats run without the
+// cache's lock: opens elsewhere go on meanwhile.
+func (c *fdCache) dropUnlinked(s *Server) {
+	c.mu.Lock()
+	nodes := slices.Clone(c.nodes)
+	c.mu.Unlock()
+	for _, n := range nodes {
+		if !n.dead.Load() && n.unlinked() && !s.state.holds(n) {
+			s.files.drop(n)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nodes = slices.DeleteFunc(c.nodes, func(n *node) bool {
+		// A pinned node's descriptors close at its last unpin (unpin);
+		// it leaves the list at a later pass.
+		return n.dead.Load() && n.tryClose()
+	})
+	c.hand = 0
+}
+
+// unlinked reports whether a descriptor n keeps shows no link left to its
+// file. False when n keeps none: then nothing holds the inode, and a use
+// of the handle finds the path gone (ENOENT, answered STALE).
+func (n *node) unlinked() bool {
+	if n.exp == nil || n.fs == 0 && n.ino == n.exp.rootIno {
+		return false
+	}
+	n.pin()
+	defer n.unpin()
+	fd, ok := n.pub.read.get()
+	if !ok || fd < 0 {
+		if fd, ok = n.pub.path.get(); !ok || fd < 0 {
+			return false
+		}
+	}
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Nlink == 0
+}
+
+// removedUnheld reports whether n, whose attributes are st, is a file
+// with no link left that no open, lock or delegation holds, and drops it
+// if so: its handle is stale from now on (see sweepUnlinked), and its
+// descriptors close without waiting for the next sweep.
+func (s *Server) removedUnheld(n *node, st *unix.Stat_t) bool {
+	if st.Nlink != 0 || n.exp == nil || s.state.holds(n) {
+		return false
+	}
+	s.files.drop(n)
 	return true
 }

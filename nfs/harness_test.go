@@ -36,6 +36,9 @@ type harness struct {
 	// noReclaimComplete: session() leaves the client before its
 	// RECLAIM_COMPLETE (which OPEN otherwise needs first).
 	noReclaimComplete bool
+	// inline: calls are handled as on an event loop (Reply.Inline), and
+	// inlineSaid records what Server.Inline said of the last one.
+	inline, inlineSaid bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -60,6 +63,8 @@ func (h *harness) write(name string, data []byte) {
 // record sends raw record bytes and returns the reply (nil when dropped).
 func (h *harness) record(rec []byte) []byte {
 	rep := NewReply()
+	h.inlineSaid = h.s.Inline(rec)
+	rep.Inline = h.inline
 	h.s.Handle(h.conn, rec, rep)
 	if rep.Drop {
 		return nil

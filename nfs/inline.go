@@ -8,7 +8,7 @@ import (
 // Inline reports whether a record may be handled on an event loop's own
 // thread: a COMPOUND made only of operations the table marks opInline,
 // which never block for long (no path walk, no open, no fsync, no
-// directory read) — the data path of SEQUENCE, PUTFH, READ, READ_PLUS,
+// directory read, no lseek) — the data path of SEQUENCE, PUTFH, READ, READ_PLUS,
 // GETATTR and friends. Everything else (and anything this quick scan
 // cannot read) should go to a worker, so a slow metadata operation never
 // stalls other connections. It decodes only the operation numbers and
@@ -16,14 +16,18 @@ import (
 // table does not hold would be looked up with open_by_handle_at, which can
 // wait on the disk (a cold inode, or a client sending handles after a
 // restart), so it goes to a worker too, and so does an op that would have
-// to open a known file by path first (GETATTR, ACCESS, READ, READ_PLUS or
-// SEEK of a node with no descriptor open: the fd cache closed it, or it
-// was never read): the walk from the export root can wait on the disk
-// when its dentries were evicted. The worker's open is kept, so the next
-// request is inline. One LOOKUP right after such a PUTFH is inline too
-// when the kernel's dentry cache answers it (lookupCached): the stat of
-// mdtest and of every client's path walk; the child it finds is reached
-// through dentries the probe has just seen cached.
+// to open a known file by path first (GETATTR, ACCESS, READ or READ_PLUS
+// of a node with no descriptor open: the fd cache closed it, or it was
+// never read): the walk from the export root can wait on the disk when
+// its dentries were evicted. The worker's open is kept, so the next
+// request is inline. So does a READ_PLUS whose extents are not cached
+// (extentsKnown): SEEK_DATA/SEEK_HOLE wait for the inode's lock behind
+// writers (op_read.go, planSegmentsLoop); the worker's walk is cached.
+// One LOOKUP right after such a PUTFH is inline too when the kernel's
+// dentry cache answers it (lookupCached): the stat of mdtest and of every
+// client's path walk; a GETATTR of the child it finds answers from the
+// LOOKUP's own fstatat (compound.recall), and any other op on the child
+// goes to a worker.
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
@@ -34,8 +38,8 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	// cur is the current filehandle's node when a known PUTFH set it; nil
-	// for the pseudo-filesystem, a handle refused as malformed, and a
-	// LOOKUP's child. saved is SAVEFH's.
+	// for the pseudo-filesystem and a handle refused as malformed;
+	// lookedUp for a LOOKUP's child. saved is SAVEFH's.
 	var cur, saved *node
 	for i := 0; i < n && d.Err() == nil; i++ {
 		op := d.Uint32()
@@ -50,11 +54,19 @@ func (s *Server) Inline(rec []byte) bool {
 			if cur == nil || !s.lookupCached(cur, d.Opaque(nfs4.OpaqueLimit)) {
 				return false
 			}
-			cur = nil // the child's: not looked up here
+			cur = lookedUp // the child: not looked up here
 			continue
-		case nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead, nfs4.OpReadPlus, nfs4.OpSeek:
-			if cur != nil && !cur.hasOpenFD() {
+		case nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead, nfs4.OpReadPlus:
+			if cur == lookedUp && op != nfs4.OpGetattr {
+				// Not known to have a descriptor open. (GETATTR answers
+				// from the LOOKUP's own fstatat: compound.recall.)
+				return false
+			}
+			if cur != nil && cur != lookedUp && !cur.hasOpenFD() {
 				return false // it would open cur by path first
+			}
+			if op == nfs4.OpReadPlus && cur != nil && !cur.extentsKnown(&d) {
+				return false // its extents would be walked with lseek
 			}
 			if op == nfs4.OpGetattr && s.state.dl.writes.Load() > 0 {
 				return false // it may wait for CB_GETATTR (deleg.go)
@@ -73,6 +85,32 @@ func (s *Server) Inline(rec []byte) bool {
 		info.skip(&d)
 	}
 	return d.Err() == nil
+}
+
+// lookedUp stands, in Inline's scan, for the current filehandle a LOOKUP
+// made: a node the scan does not know.
+var lookedUp = new(node)
+
+// extentsKnown reports, for Inline, whether the READ_PLUS whose arguments
+// d is at (not moved) would find all its extents in n's extent cache, so
+// that it walks none with lseek on the loop (op_read.go,
+// planSegmentsLoop). It takes n's lock only if free. The cache is checked
+// against the last walk's size and this server's changes, not the file's
+// ctime, which needs an fstat: a file changed by a local process since is
+// found stale when the READ_PLUS runs, and that reply sends its range as
+// DATA.
+func (n *node) extentsKnown(d *xdr.Decoder) bool {
+	p := *d
+	p.Skip(stateidLen)
+	off, count := p.Uint64(), p.Uint32()
+	if p.Err() != nil || off > maxOffset {
+		return true // refused by READ_PLUS itself
+	}
+	if !n.mu.TryLock() {
+		return false
+	}
+	defer n.mu.Unlock()
+	return n.extent.covers(int64(off), int64(off)+int64(count))
 }
 
 // knownHandle reports whether resolve would find h's node without going to

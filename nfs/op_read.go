@@ -242,7 +242,9 @@ func opReadPlus(c *compound) uint32 {
 // would be wrong (data written into it since), and this path sends none.
 func (c *compound) cachedData(off, n int64) bool {
 	cfh := c.cfh
-	cfh.mu.Lock()
+	if !c.lockNode(cfh) {
+		return false
+	}
 	ok := cfh.extent.cachedData(off, off+n)
 	cfh.mu.Unlock()
 	if ok {
@@ -251,8 +253,21 @@ func (c *compound) cachedData(off, n int64) bool {
 	return ok
 }
 
+// lockNode locks n.mu, or on an event loop (Reply.Inline) only tries to:
+// the lock is held across opens (a path walk) elsewhere.
+func (c *compound) lockNode(n *node) bool {
+	if c.rep.Inline {
+		return n.mu.TryLock()
+	}
+	n.mu.Lock()
+	return true
+}
+
 // planSegments cuts [off, off+n) into DATA and HOLE segments.
 func (c *compound) planSegments(fd int, st *unix.Stat_t, off, n int64) []extent {
+	if c.rep.Inline {
+		return c.planSegmentsLoop(st, off, n)
+	}
 	cfh := c.cfh
 	cfh.mu.Lock()
 	seeks := cfh.extent.seeks
@@ -262,6 +277,34 @@ func (c *compound) planSegments(fd int, st *unix.Stat_t, off, n int64) []extent 
 	c.countExtentLookup(seeks)
 	c.rep.extents = raw[:0]
 	return mergeSegments(raw)
+}
+
+// planSegmentsLoop is planSegments on an event loop, which must not wait:
+// SEEK_DATA/SEEK_HOLE take the inode's lock (ext4: i_rwsem, shared),
+// which writers hold across their copy, and extending O_DIRECT writes
+// across their I/O: lseeks of a file being written in 8 MiB pieces
+// waited 17 ms at the median and up to 360 ms (2-vCPU VM, ext4), against
+// 2 µs for one on a quiet file of one extent (about an fstat), 8-15 µs
+// with 4096 extents and 0.15-0.4 ms with 65,536. So the loop uses only
+// what the extent cache knows; a range it does not know goes out as one
+// DATA segment (the zeros of any hole in it included: always a correct
+// READ_PLUS, RFC 7862 §15.10.3), and walkLater walks it on a goroutine
+// for the READ_PLUS after.
+func (c *compound) planSegmentsLoop(st *unix.Stat_t, off, n int64) []extent {
+	cfh := c.cfh
+	if cfh.mu.TryLock() {
+		raw, ok := cfh.extent.known(st, off, off+n, c.rep.extents[:0])
+		cfh.mu.Unlock()
+		if ok {
+			c.countExtentLookup(0)
+			c.rep.extents = raw[:0]
+			return mergeSegments(raw)
+		}
+	}
+	cfh.walkLater(off, off+n)
+	segs := append(c.rep.extents[:0], extent{off, off + n, false})
+	c.rep.extents = segs[:0]
+	return segs
 }
 
 // mergeSegments applies the segment policy: adjacent runs of one kind join,

@@ -38,8 +38,9 @@ const (
 	opOnlyOp
 	// opFirstOnly: only as the first op (SEQUENCE: NFS4ERR_SEQUENCE_POS elsewhere).
 	opFirstOnly
-	// opInline: never blocks for long (no path walk, open, fsync or
-	// directory read), so a COMPOUND made only of such ops runs on the
+	// opInline: never blocks for long (no path walk, open, fsync,
+	// directory read or lseek: SEEK is not one, see planSegmentsLoop),
+	// so a COMPOUND made only of such ops runs on the
 	// event loop's own thread. CLOSE is the one modifying op among them:
 	// it drops in-memory open state and makes no system call, and on a
 	// worker it was half the hand-offs of every open-read-close (mdtest's
@@ -170,7 +171,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	// OFFLOAD_STATUS4resok: count and an optional completion status.
 	nfs4.OpOffloadStatus: {name: "OFFLOAD_STATUS", minor: 2, run: opOffloadStatus, rsize: fixed(8 + 4 + 4)},
 	nfs4.OpReadPlus:      {name: "READ_PLUS", minor: 2, flags: opInline | opDataReply, run: opReadPlus, rsize: readPlusRsize, skip: skipN(stateidLen + 8 + 4)},
-	nfs4.OpSeek:          {name: "SEEK", minor: 2, flags: opInline, run: opSeek, rsize: fixed(4 + 8), skip: skipN(stateidLen + 8 + 4)},
+	nfs4.OpSeek:          {name: "SEEK", minor: 2, run: opSeek, rsize: fixed(4 + 8), skip: skipN(stateidLen + 8 + 4)},
 	nfs4.OpWriteSame:     {name: "WRITE_SAME", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpClone:         {name: "CLONE", minor: 2, flags: opModifies, run: opClone, rsize: fixed(0)},
 

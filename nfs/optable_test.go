@@ -183,7 +183,7 @@ func TestInlineDecision(t *testing.T) {
 		nfs4.OpPutfh:     func(e *xdr.Encoder) { e.Opaque(make([]byte, 24)) },
 		nfs4.OpPutrootfh: noArgs, nfs4.OpPutpubfh: noArgs, nfs4.OpGetfh: noArgs,
 		nfs4.OpSavefh: noArgs, nfs4.OpRestorefh: noArgs,
-		nfs4.OpRead: readArgs, nfs4.OpReadPlus: readArgs, nfs4.OpSeek: readArgs,
+		nfs4.OpRead: readArgs, nfs4.OpReadPlus: readArgs,
 		nfs4.OpGetattr: func(e *xdr.Encoder) { nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrChange).Encode(e) },
 		nfs4.OpAccess:  func(e *xdr.Encoder) { e.Uint32(0x3f) },
 		nfs4.OpClose: func(e *xdr.Encoder) {

@@ -33,12 +33,25 @@ func NewRead(fd, direct int, off int64, n int) Read {
 // on first use (through the node's confined open, like every open of a
 // stored path) and caching it with the file's other descriptors; -1 when
 // the filesystem refuses O_DIRECT. It stays open while the reply is alive
-// (the node is pinned). Safe from any goroutine.
+// (the node is pinned). Safe from any goroutine, but the first call for a
+// file walks its path and opens it, which can wait on the disk: an event
+// loop calls CachedDirectFD instead.
 func (r *Read) DirectFD() int {
 	if r.node == nil {
 		return r.direct - 1
 	}
 	return r.node.directFD()
+}
+
+// CachedDirectFD is DirectFD without the open, for event loops: ok is
+// false when the file's O_DIRECT descriptor has not been opened yet (or is
+// being closed), and then only DirectFD, off the loop, can tell.
+func (r *Read) CachedDirectFD() (fd int, ok bool) {
+	if r.node == nil {
+		return r.direct - 1, true
+	}
+	r.node.touch()
+	return r.node.pub.direct.get()
 }
 
 // readSeg is one borrowed piece of a reply filled from part of a Read's
@@ -59,6 +72,11 @@ type Reply struct {
 	Reads []Read
 	segs  []readSeg
 
+	// Inline is set by the engine when Handle runs on an event loop (or
+	// the portable engine's connection reader) for a record Server.Inline
+	// accepted: nothing may wait there, so the ops that could (a READ_PLUS
+	// extent walk) take a way that does not (planSegmentsLoop).
+	Inline bool
 	// Close asks the engine to close the connection after sending (for
 	// example after an unrecoverable framing error).
 	Close bool
@@ -100,7 +118,7 @@ func (r *Reply) Reset() {
 		r.pinned[i] = nil
 	}
 	r.pinned = r.pinned[:0]
-	r.Close, r.Drop = false, false
+	r.Close, r.Drop, r.Inline = false, false, false
 	r.markPos, r.bodyPos = 0, 0
 	r.replay.ok, r.zeroFill = false, false
 	clear(r.replay.reads) // let go of nodes

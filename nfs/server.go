@@ -91,6 +91,10 @@ type Config struct {
 	// command turns it on by default, as knfsd; the zero Config leaves it
 	// off.
 	Delegations bool
+	// UnlinkSweep is how often the descriptors the server keeps are
+	// checked for files whose last link is gone, to close them and make
+	// their handles stale (fdcache.go, sweepUnlinked). 0: 2s.
+	UnlinkSweep time.Duration
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a
@@ -204,6 +208,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.AnonGID == 0 {
 		cfg.AnonGID = defaultAnonID
 	}
+	if cfg.UnlinkSweep <= 0 {
+		cfg.UnlinkSweep = defaultUnlinkSweep
+	}
 	cfg.applyLimitDefaults()
 	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now()}
 	key, err := loadHandleKey(cfg.StateDir)
@@ -242,6 +249,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.registerGauges(s.stats)
 	go s.reapLeases()
+	go s.sweepUnlinked(cfg.UnlinkSweep)
 	return s, nil
 }
 
