@@ -33,47 +33,62 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
-	// cur is the current filehandle's node when a known PUTFH set it; nil
-	// for the pseudo-filesystem, a handle refused as malformed, and a
-	// LOOKUP's child. saved is SAVEFH's.
-	var cur, saved *node
+	sc := inlineScan{s: s}
 	for i := 0; i < n && d.Err() == nil; i++ {
-		op := d.Uint32()
-		switch op {
-		case nfs4.OpPutfh:
-			var known bool
-			if cur, known = s.knownHandle(d.Opaque(nfs4.FHSize)); !known {
-				return false
-			}
-			continue
-		case nfs4.OpLookup:
-			if cur == nil || !s.lookupCached(cur, d.Opaque(nfs4.OpaqueLimit)) {
-				return false
-			}
-			cur = nil // the child's: not looked up here
-			continue
-		case nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead, nfs4.OpReadPlus, nfs4.OpSeek:
-			if cur != nil && !cur.hasOpenFD() {
-				return false // it would open cur by path first
-			}
-			if op == nfs4.OpGetattr && s.state.dl.writes.Load() > 0 {
-				return false // it may wait for CB_GETATTR (deleg.go)
-			}
-		case nfs4.OpPutrootfh, nfs4.OpPutpubfh:
-			cur = nil
-		case nfs4.OpSavefh:
-			saved = cur
-		case nfs4.OpRestorefh:
-			cur = saved
-		}
-		info := lookupOp(op)
-		if info == nil || info.flags&opInline == 0 {
+		info := lookupOp(d.Uint32())
+		if info == nil || info.flags&opInline == 0 && info.scan == nil {
 			return false
 		}
-		info.skip(&d)
+		if info.flags&opByFD != 0 && sc.cur != nil && !sc.cur.hasOpenFD() {
+			return false // it would open cur by path first
+		}
+		if info.scan != nil {
+			if !info.scan(&sc, &d) {
+				return false
+			}
+			continue
+		}
+		info.args(&d)
 	}
 	return d.Err() == nil
 }
+
+// inlineScan is what Inline follows of a COMPOUND's filehandles. cur is
+// the current filehandle's node when a known PUTFH set it; nil for the
+// pseudo-filesystem, a handle refused as malformed, and a LOOKUP's child.
+// saved is SAVEFH's.
+type inlineScan struct {
+	s          *Server
+	cur, saved *node
+}
+
+// scanPutfh: a handle the node table does not hold goes to a worker.
+func scanPutfh(sc *inlineScan, d *xdr.Decoder) bool {
+	var known bool
+	sc.cur, known = sc.s.knownHandle(decodePutfh(d).fh)
+	return known
+}
+
+// scanLookup: a LOOKUP right after a known PUTFH is inline when the
+// dentry cache answers it.
+func scanLookup(sc *inlineScan, d *xdr.Decoder) bool {
+	if sc.cur == nil || !sc.s.lookupCached(sc.cur, decodeLookup(d).name) {
+		return false
+	}
+	sc.cur = nil // the child's: not looked up here
+	return true
+}
+
+// scanGetattr: while a write delegation is out, GETATTR may wait for
+// CB_GETATTR (deleg.go).
+func scanGetattr(sc *inlineScan, d *xdr.Decoder) bool {
+	decodeGetattr(d)
+	return sc.s.state.dl.writes.Load() == 0
+}
+
+func scanRootfh(sc *inlineScan, _ *xdr.Decoder) bool    { sc.cur = nil; return true }
+func scanSavefh(sc *inlineScan, _ *xdr.Decoder) bool    { sc.saved = sc.cur; return true }
+func scanRestorefh(sc *inlineScan, _ *xdr.Decoder) bool { sc.cur = sc.saved; return true }
 
 // knownHandle reports whether resolve would find h's node without going to
 // the filesystem, and returns the node when there is one (nil for the
@@ -118,8 +133,9 @@ func (s *Server) lookupCached(dir *node, name []byte) bool {
 // that the engine's O_DIRECT write of it needs no bounce copy: given the
 // first bytes of a record (head; 512 are plenty), it returns the payload's
 // offset in the record and the file offset it is written at. ok is false
-// when no WRITE follows ops of fixed-shape arguments (SEQUENCE, PUTFH...)
-// or head is too short to say.
+// when no WRITE (an op with the table's dataAt) follows ops whose
+// arguments the table can read (SEQUENCE, PUTFH...) or head is too short
+// to say.
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
@@ -130,20 +146,16 @@ func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 0)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		switch op := d.Uint32(); op {
-		case nfs4.OpWrite:
-			d.Skip(16)
-			fileOff = d.Uint64()
-			d.Skip(4 + 4) // stable, data length
+		info := lookupOp(d.Uint32())
+		switch {
+		case info != nil && info.dataAt != nil:
+			fileOff = info.dataAt(&d)
 			return d.Offset(), fileOff, d.Err() == nil
-		default:
-			// Ops before the WRITE need only be skippable.
-			info := lookupOp(op)
-			if info == nil || info.skip == nil {
-				return 0, 0, false
-			}
-			info.skip(&d)
+		case info == nil || info.args == nil:
+			return 0, 0, false
 		}
+		// Ops before the WRITE need only be readable.
+		info.args(&d)
 	}
 	return 0, 0, false
 }

@@ -410,14 +410,24 @@ func (sess *session) boundTo(conn *Conn) bool {
 	return p != nil && slices.Contains(*p, conn.ID)
 }
 
+// sequenceArgs is SEQUENCE4args (RFC 8881 section 18.46.1).
+type sequenceArgs struct {
+	sessionID []byte // aliases the request
+	seqid     uint32
+	slotID    uint32
+	highest   uint32 // sa_highest_slotid
+	cacheThis bool
+}
+
+func decodeSequence(d *xdr.Decoder) sequenceArgs {
+	return sequenceArgs{sessionID: d.Fixed(nfs4.SessionIDSize), seqid: d.Uint32(), slotID: d.Uint32(),
+		highest: d.Uint32(), cacheThis: d.Bool()}
+}
+
 func opSequence(c *compound) uint32 {
-	d := c.d
-	sid := d.Fixed(nfs4.SessionIDSize)
-	seq := d.Uint32()
-	slotID := d.Uint32()
-	highest := d.Uint32()
-	cacheThis := d.Bool()
-	if d.Err() != nil {
+	a := decodeSequence(c.d)
+	sid, seq, slotID, highest, cacheThis := a.sessionID, a.seqid, a.slotID, a.highest, a.cacheThis
+	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
 	sess := c.s.state.session(sid)
