@@ -247,7 +247,7 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 // nfsd4_proc_compound checks ALLOWED_WITHOUT_FH. The op's own checks come
 // after (a LOCK of a bad range with no filehandle is NOFILEHANDLE).
 func noFH(d *xdr.Decoder, info *opInfo) uint32 {
-	if s := info.args(d); s != nfs4.OK {
+	if s := info.args.read(d); s != nfs4.OK {
 		return s
 	}
 	return nfs4.ErrNofilehandle

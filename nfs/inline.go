@@ -34,6 +34,7 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	sc := inlineScan{s: s}
+	var ok bool
 	for i := 0; i < n && d.Err() == nil; i++ {
 		info := lookupOp(d.Uint32())
 		if info == nil || info.flags&opInline == 0 && info.scan == nil {
@@ -43,12 +44,12 @@ func (s *Server) Inline(rec []byte) bool {
 			return false // it would open cur by path first
 		}
 		if info.scan != nil {
-			if !info.scan(&sc, &d) {
+			if sc, ok = info.scan(sc, &d); !ok {
 				return false
 			}
 			continue
 		}
-		info.args(&d)
+		info.args.skip(&d)
 	}
 	return d.Err() == nil
 }
@@ -56,39 +57,51 @@ func (s *Server) Inline(rec []byte) bool {
 // inlineScan is what Inline follows of a COMPOUND's filehandles. cur is
 // the current filehandle's node when a known PUTFH set it; nil for the
 // pseudo-filesystem, a handle refused as malformed, and a LOOKUP's child.
-// saved is SAVEFH's.
+// saved is SAVEFH's. The scans take and return it by value: a pointer
+// passed to the table's functions would put it on the heap.
 type inlineScan struct {
 	s          *Server
 	cur, saved *node
 }
 
 // scanPutfh: a handle the node table does not hold goes to a worker.
-func scanPutfh(sc *inlineScan, d *xdr.Decoder) bool {
+func scanPutfh(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
 	var known bool
 	sc.cur, known = sc.s.knownHandle(decodePutfh(d).fh)
-	return known
+	return sc, known
 }
 
 // scanLookup: a LOOKUP right after a known PUTFH is inline when the
 // dentry cache answers it.
-func scanLookup(sc *inlineScan, d *xdr.Decoder) bool {
+func scanLookup(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
 	if sc.cur == nil || !sc.s.lookupCached(sc.cur, decodeLookup(d).name) {
-		return false
+		return sc, false
 	}
 	sc.cur = nil // the child's: not looked up here
-	return true
+	return sc, true
 }
 
 // scanGetattr: while a write delegation is out, GETATTR may wait for
 // CB_GETATTR (deleg.go).
-func scanGetattr(sc *inlineScan, d *xdr.Decoder) bool {
+func scanGetattr(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
 	decodeGetattr(d)
-	return sc.s.state.dl.writes.Load() == 0
+	return sc, sc.s.state.dl.writes.Load() == 0
 }
 
-func scanRootfh(sc *inlineScan, _ *xdr.Decoder) bool    { sc.cur = nil; return true }
-func scanSavefh(sc *inlineScan, _ *xdr.Decoder) bool    { sc.saved = sc.cur; return true }
-func scanRestorefh(sc *inlineScan, _ *xdr.Decoder) bool { sc.cur = sc.saved; return true }
+func scanRootfh(sc inlineScan, _ *xdr.Decoder) (inlineScan, bool) {
+	sc.cur = nil
+	return sc, true
+}
+
+func scanSavefh(sc inlineScan, _ *xdr.Decoder) (inlineScan, bool) {
+	sc.saved = sc.cur
+	return sc, true
+}
+
+func scanRestorefh(sc inlineScan, _ *xdr.Decoder) (inlineScan, bool) {
+	sc.cur = sc.saved
+	return sc, true
+}
 
 // knownHandle reports whether resolve would find h's node without going to
 // the filesystem, and returns the node when there is one (nil for the
@@ -151,11 +164,11 @@ func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 		case info != nil && info.dataAt != nil:
 			fileOff = info.dataAt(&d)
 			return d.Offset(), fileOff, d.Err() == nil
-		case info == nil || info.args == nil:
+		case info == nil || info.args.read == nil:
 			return 0, 0, false
 		}
 		// Ops before the WRITE need only be readable.
-		info.args(&d)
+		info.args.skip(&d)
 	}
 	return 0, 0, false
 }

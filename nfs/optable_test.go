@@ -116,11 +116,24 @@ func TestOpTableComplete(t *testing.T) {
 		if isNotsupp(info.run) != notsupp[op] {
 			t.Errorf("%s: NOTSUPP handler %v, want %v", info.name, isNotsupp(info.run), notsupp[op])
 		}
-		if info.flags&(opInline|opNeedFH) != 0 && info.args == nil {
+		if info.flags&(opInline|opNeedFH) != 0 && info.args.read == nil {
 			t.Errorf("%s: inline or needing a filehandle, without an argument reader", info.name)
 		}
-		if info.dataAt != nil && info.args == nil {
+		if info.dataAt != nil && info.args.read == nil {
 			t.Errorf("%s: data without an argument reader", info.name)
+		}
+		if n := info.args.size; n > 0 {
+			// A fixed length holds for other values than the zeros
+			// it was measured with (ones make every bool true and
+			// every union take its first arm after the zero one).
+			ones := make([]byte, 256)
+			for i := 3; i < len(ones); i += 4 {
+				ones[i] = 1
+			}
+			d := xdr.NewDecoder(ones)
+			if st := info.args.read(d); st != nfs4.OK || d.Offset() != n {
+				t.Errorf("%s: fixed argument of %d bytes reads %d (status %d)", info.name, n, d.Offset(), st)
+			}
 		}
 		// A modifying op on the event loop must touch memory only; CLOSE
 		// is the one vetted for it (opClose: the state table alone).
