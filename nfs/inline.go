@@ -12,13 +12,15 @@ import (
 // GETATTR and friends. Everything else (and anything this quick scan
 // cannot read) should go to a worker, so a slow metadata operation never
 // stalls other connections. It decodes only the operation numbers and
-// skips their fixed-shape arguments, except PUTFH's handle: one the node
-// table does not hold would be looked up with open_by_handle_at, which can
-// wait on the disk (a cold inode, or a client sending handles after a
-// restart), so it goes to a worker too, and so does an op that would have
-// to open a known file by path first (GETATTR, ACCESS, READ, READ_PLUS or
-// SEEK of a node with no descriptor open: the fd cache closed it, or it
-// was never read): the walk from the export root can wait on the disk
+// skips their arguments (the table's args), except where the table gives
+// an op a scan that follows the current filehandle: PUTFH's handle is
+// read, as one the node table does not hold would be looked up with
+// open_by_handle_at, which can wait on the disk (a cold inode, or a client
+// sending handles after a restart), so it goes to a worker too, and so
+// does an op that would have to open a known file by path first (opByFD:
+// GETATTR, ACCESS, READ, READ_PLUS or SEEK of a node with no descriptor
+// open: the fd cache closed it, or it was never read): the walk from the
+// export root can wait on the disk
 // when its dentries were evicted. The worker's open is kept, so the next
 // request is inline. One LOOKUP right after such a PUTFH is inline too
 // when the kernel's dentry cache answers it (lookupCached): the stat of
@@ -168,7 +170,9 @@ func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 			return 0, 0, false
 		}
 		// Ops before the WRITE need only be readable.
-		info.args.skip(&d)
+		if !info.args.skip(&d) {
+			return 0, 0, false
+		}
 	}
 	return 0, 0, false
 }

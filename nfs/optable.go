@@ -370,13 +370,14 @@ type argShape struct {
 	size int
 }
 
-// skip moves d past the argument.
-func (a *argShape) skip(d *xdr.Decoder) {
+// skip moves d past the argument, and reports whether the decoder
+// accepted it (a decoder's own check may stop it midway).
+func (a *argShape) skip(d *xdr.Decoder) bool {
 	if a.size > 0 {
 		d.Skip(a.size)
-		return
+		return d.Err() == nil
 	}
-	a.read(d)
+	return a.read(d) == nfs4.OK
 }
 
 // argsOf is the argShape of the decoder an op's handler uses.
