@@ -651,7 +651,7 @@ func opDelegReturn(c *compound) uint32 {
 // survive a client's restart), so RFC 8881 section 18.5.3 has it answer
 // NFS4ERR_NOTSUPP.
 func opDelegPurge(c *compound) uint32 {
-	c.d.Uint64()
+	decodeClientidArgs(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}

@@ -390,7 +390,7 @@ func opTestStateid(c *compound) uint32 {
 }
 
 func opFreeStateid(c *compound) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
+	sid := decodeStateidArgs(c.d).stateid
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
