@@ -115,3 +115,58 @@ func BenchmarkHandleReadPlusHole1M(b *testing.B) {
 // BenchmarkHandleReadPlus4KOpen: READ_PLUS of 4 KiB of data with an open's
 // stateid, what a Linux 6.12 client sends for every read.
 func BenchmarkHandleReadPlus4KOpen(b *testing.B) { benchRead4KOpen(b, nfs4.OpReadPlus) }
+
+// BenchmarkInlineRead4K: the event loop's quick scan of SEQUENCE, PUTFH
+// and READ of a file whose descriptor is open (Inline).
+func BenchmarkInlineRead4K(b *testing.B) {
+	t := &testing.T{}
+	h := newHarness(t)
+	h.t = t
+	h.session()
+	h.write("f", make([]byte, 16<<10))
+	fh := h.lookupFH("f")
+	read := func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpRead)
+		nfs4.AnonStateid.Encode(e)
+		e.Uint64(8192)
+		e.Uint32(4096)
+	}
+	h.compound(3, func(e *xdr.Encoder) { // opens the file's descriptor
+		h.sequence(e)
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(fh)
+		read(e)
+	})
+	rec, _ := benchRecord(h, fh, read)
+	if !h.s.Inline(rec) {
+		b.Fatal("not inline")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.s.Inline(rec)
+	}
+}
+
+// BenchmarkWriteAlign: where the data of SEQUENCE, PUTFH and WRITE sits.
+func BenchmarkWriteAlign(b *testing.B) {
+	t := &testing.T{}
+	h := newHarness(t)
+	h.t = t
+	h.session()
+	rec, _ := benchRecord(h, make([]byte, 24), func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpWrite)
+		nfs4.AnonStateid.Encode(e)
+		e.Uint64(8192)
+		e.Uint32(nfs4.Unstable4)
+		e.Opaque(make([]byte, 4096))
+	})
+	if _, _, ok := WriteAlign(rec[:512]); !ok {
+		b.Fatal("no WRITE found")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		WriteAlign(rec[:512])
+	}
+}

@@ -55,8 +55,8 @@ type compound struct {
 
 	// memo holds the attributes LOOKUP just read of the file it made
 	// current, so the GETATTR clients send right after it (PUTFH, LOOKUP,
-	// GETFH, GETATTR) does not read them again. Any operation other than
-	// GETFH, GETATTR and ACCESS forgets it (exec).
+	// GETFH, GETATTR) does not read them again. Any operation the table
+	// does not mark opKeepsMemo (GETFH, GETATTR, ACCESS) forgets it (exec).
 	memo attrMemo
 }
 
@@ -79,11 +79,6 @@ func (c *compound) recall(n *node, st *unix.Stat_t) bool {
 	}
 	*st = c.memo.st
 	return true
-}
-
-// keepsMemo reports the operations that change nothing a memo describes.
-func keepsMemo(op uint32) bool {
-	return op == nfs4.OpGetfh || op == nfs4.OpGetattr || op == nfs4.OpAccess
 }
 
 // compound executes a COMPOUND call from connection conn; rec is the
@@ -209,16 +204,19 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	segs, reads := len(c.rep.segs), len(c.rep.Reads)
 	c.more = more
 	c.beginOp()
-	if !keepsMemo(op) {
+	if info.flags&opKeepsMemo == 0 {
 		c.memo.n = nil
 	}
-	st := c.refuseReadOnly(op)
+	st := c.refuseReadOnly(info)
 	if st == nfs4.OK && info.flags&opModifies != 0 {
 		st = c.checkRoom(info.rsize(c), more)
 	}
+	if st == nfs4.OK && info.flags&opNeedFH != 0 && c.cfh == nil {
+		st = noFH(c.d, info)
+	}
 	if st == nfs4.OK {
 		c.keepResult = false
-		changer := c.beginChange(op) // deleg.go: inotify events it causes
+		changer := c.beginChange(info) // deleg.go: inotify events it causes
 		if rsizeCheck != nil {
 			st = c.runChecked(op, info, segs)
 		} else {
@@ -238,8 +236,21 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 		c.e.Truncate(bodyPos)
 	}
 	c.e.Patch(statusPos, st)
-	c.countOp(op, st, reads)
+	c.countOp(op, info, st, reads)
 	return st
+}
+
+// noFH answers an op the table marks opNeedFH when there is no current
+// filehandle: NFS4ERR_NOFILEHANDLE, once its arguments are read from d,
+// since arguments the op's decoder refuses are refused for that first
+// (NFS4ERR_BADXDR): knfsd decodes the whole COMPOUND before
+// nfsd4_proc_compound checks ALLOWED_WITHOUT_FH. The op's own checks come
+// after (a LOCK of a bad range with no filehandle is NOFILEHANDLE).
+func noFH(d *xdr.Decoder, info *opInfo) uint32 {
+	if s := info.args.read(d); s != nfs4.OK {
+		return s
+	}
+	return nfs4.ErrNofilehandle
 }
 
 // checkRoom is knfsd's nfsd4_check_resp_size, asked before an op that
@@ -305,12 +316,14 @@ func (c *compound) runChecked(op uint32, info *opInfo, segs int) uint32 {
 	return st
 }
 
-// needFH is the common check of ops that act on the current file handle.
-func (c *compound) needFH() uint32 {
-	if c.cfh == nil {
-		return nfs4.ErrNofilehandle
-	}
-	return nfs4.OK
+// stateidArgs is the argument of the ops that take a stateid alone
+// (DELEGRETURN, OFFLOAD_STATUS, OFFLOAD_CANCEL).
+type stateidArgs struct {
+	stateid nfs4.Stateid
+}
+
+func decodeStateidArgs(d *xdr.Decoder) stateidArgs {
+	return stateidArgs{stateid: nfs4.DecodeStateid(d)}
 }
 
 // setCur sets the current stateid (RFC 8881 section 16.2.3.1.2).

@@ -336,29 +336,18 @@ wait:
 }
 
 // selfEventWindow is how long after an operation of a client that can
-// change a file's attributes or names (changesFile) an inotify event on
+// change a file's attributes or names (opChangesFile) an inotify event on
 // a file it holds a delegation of is still taken for that operation's
 // own: the event comes a few microseconds after the change, the rest is
 // slack for a loaded machine. A recall it causes by mistake costs the
 // holder a round trip; one it misses lets a cache go stale.
 const selfEventWindow = 250 * time.Millisecond
 
-// changesFile reports whether op can change a file's attributes or
-// names, as inotify's IN_ATTRIB, IN_MOVE_SELF or IN_DELETE_SELF see it
-// (WRITE and the like only change data: IN_MODIFY, not watched).
-func changesFile(op uint32) bool {
-	switch op {
-	case nfs4.OpSetattr, nfs4.OpRename, nfs4.OpRemove, nfs4.OpLink, nfs4.OpOpen,
-		nfs4.OpSetxattr, nfs4.OpRemovexattr:
-		return true
-	}
-	return false
-}
-
-// beginChange notes that the compound's client starts op, and returns
-// the client to pass to endChange (nil when op changes no file).
-func (c *compound) beginChange(op uint32) *client {
-	if c.sess == nil || !changesFile(op) {
+// beginChange notes that the compound's client starts the op of entry
+// info, and returns the client to pass to endChange (nil when the table
+// does not mark the op opChangesFile).
+func (c *compound) beginChange(info *opInfo) *client {
+	if c.sess == nil || info.flags&opChangesFile == 0 {
 		return nil
 	}
 	cl := c.sess.client
@@ -642,12 +631,9 @@ func (c *compound) delegOfLocked(sid nfs4.Stateid) (*openState, uint32) {
 }
 
 func opDelegReturn(c *compound) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
+	sid := decodeStateidArgs(c.d).stateid
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
 	}
 	t := c.s.state
 	t.mu.Lock()
@@ -665,7 +651,7 @@ func opDelegReturn(c *compound) uint32 {
 // survive a client's restart), so RFC 8881 section 18.5.3 has it answer
 // NFS4ERR_NOTSUPP.
 func opDelegPurge(c *compound) uint32 {
-	c.d.Uint64()
+	decodeClientidArgs(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -675,12 +661,23 @@ func opDelegPurge(c *compound) uint32 {
 // opWantDelegation asks for a delegation outside OPEN (RFC 8881 section
 // 18.49): CLAIM_FH on a file the client has open, granted as OPEN would
 // grant it; CLAIM_PREVIOUS is a reclaim, and there is no grace period.
-func opWantDelegation(c *compound) uint32 {
-	want := c.d.Uint32()
-	claim := c.d.Uint32()
-	if claim == nfs4.ClaimPrevious {
-		c.d.Uint32()
+// wantDelegationArgs is WANT_DELEGATION4args; a CLAIM_PREVIOUS's
+// delegation type is read and not kept.
+type wantDelegationArgs struct {
+	want, claim uint32
+}
+
+func decodeWantDelegation(d *xdr.Decoder) wantDelegationArgs {
+	a := wantDelegationArgs{want: d.Uint32(), claim: d.Uint32()}
+	if a.claim == nfs4.ClaimPrevious {
+		d.Uint32()
 	}
+	return a
+}
+
+func opWantDelegation(c *compound) uint32 {
+	a := decodeWantDelegation(c.d)
+	want, claim := a.want, a.claim
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -690,9 +687,6 @@ func opWantDelegation(c *compound) uint32 {
 		return nfs4.ErrNoGrace
 	default:
 		return nfs4.ErrInval
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
 	}
 	if openableMode(c.cfh.mode) != nfs4.OK {
 		g := delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegNotSuppFile}

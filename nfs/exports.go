@@ -174,30 +174,16 @@ func (c *compound) readOnlyFH() bool {
 	return c.cfh != nil && c.cfh.exp != nil && c.opts.ReadOnly
 }
 
-// refuseReadOnly answers NFS4ERR_ROFS for an operation that changes
-// something when the current filehandle's export is read-only for the
+// refuseReadOnly answers NFS4ERR_ROFS for an operation the table marks
+// opChangesFS when the current filehandle's export is read-only for the
 // caller. RENAME and LINK change the current (target) directory, COPY and
-// CLONE the current (destination) file. OPEN is checked by itself: only
-// creating or opening for write changes anything.
-func (c *compound) refuseReadOnly(op uint32) uint32 {
-	if modifiesFS(op) && c.readOnlyFH() {
+// CLONE the current (destination) file. OPEN and SETATTR check by
+// themselves.
+func (c *compound) refuseReadOnly(info *opInfo) uint32 {
+	if info.flags&opChangesFS != 0 && c.readOnlyFH() {
 		return nfs4.ErrRofs
 	}
 	return nfs4.OK
-}
-
-// modifiesFS lists the operations that change the filesystem (knfsd
-// checks them with NFSD_MAY_WRITE, so a read-only export answers
-// nfserr_rofs). OPEN is left out (see refuseReadOnly), and so is SETATTR,
-// whose result carries a bitmap even on error: it checks by itself.
-func modifiesFS(op uint32) bool {
-	switch op {
-	case nfs4.OpWrite, nfs4.OpCreate, nfs4.OpRemove, nfs4.OpRename, nfs4.OpLink,
-		nfs4.OpAllocate, nfs4.OpDeallocate, nfs4.OpCopy, nfs4.OpClone, nfs4.OpWriteSame,
-		nfs4.OpSetxattr, nfs4.OpRemovexattr:
-		return true
-	}
-	return false
 }
 
 // parseRemote parses a connection's peer address ("ip:port"); an address

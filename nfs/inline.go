@@ -12,22 +12,23 @@ import (
 // GETATTR and friends. Everything else (and anything this quick scan
 // cannot read) should go to a worker, so a slow metadata operation never
 // stalls other connections. It decodes only the operation numbers and
-// skips their fixed-shape arguments, except PUTFH's handle: one the node
-// table does not hold would be looked up with open_by_handle_at, which can
-// wait on the disk (a cold inode, or a client sending handles after a
-// restart), so it goes to a worker too, and so does an op that would have
-// to open a known file by path first (GETATTR, ACCESS, READ or READ_PLUS
-// of a node with no descriptor open: the fd cache closed it, or it was
-// never read): the walk from the export root can wait on the disk when
-// its dentries were evicted. The worker's open is kept, so the next
-// request is inline. So does a READ_PLUS whose extents are not cached
-// (extentsKnown): SEEK_DATA/SEEK_HOLE wait for the inode's lock behind
-// writers (op_read.go, planSegmentsLoop); the worker's walk is cached.
-// One LOOKUP right after such a PUTFH is inline too when the kernel's
-// dentry cache answers it (lookupCached): the stat of mdtest and of every
-// client's path walk; a GETATTR of the child it finds answers from the
-// LOOKUP's own fstatat (compound.recall), and any other op on the child
-// goes to a worker.
+// skips their arguments (the table's args), except where the table gives
+// an op a scan that follows the current filehandle: PUTFH's handle is
+// read, as one the node table does not hold would be looked up with
+// open_by_handle_at, which can wait on the disk (a cold inode, or a client
+// sending handles after a restart), so it goes to a worker too, and so
+// does an op that would have to open a known file by path first (opByFD:
+// GETATTR, ACCESS, READ or READ_PLUS of a node with no descriptor open:
+// the fd cache closed it, or it was never read): the walk from the export
+// root can wait on the disk when its dentries were evicted. The worker's
+// open is kept, so the next request is inline. So does a READ_PLUS whose
+// extents are not cached (extentsKnown): SEEK_DATA/SEEK_HOLE wait for the
+// inode's lock behind writers (op_read.go, planSegmentsLoop); the
+// worker's walk is cached. One LOOKUP right after such a PUTFH is inline
+// too when the kernel's dentry cache answers it (lookupCached): the stat
+// of mdtest and of every client's path walk; a GETATTR of the child it
+// finds answers from the LOOKUP's own fstatat (compound.recall), and any
+// other op on the child goes to a worker.
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
@@ -37,73 +38,113 @@ func (s *Server) Inline(rec []byte) bool {
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
-	// cur is the current filehandle's node when a known PUTFH set it; nil
-	// for the pseudo-filesystem and a handle refused as malformed;
-	// lookedUp for a LOOKUP's child. saved is SAVEFH's.
-	var cur, saved *node
+	sc := inlineScan{s: s}
+	var ok bool
 	for i := 0; i < n && d.Err() == nil; i++ {
-		op := d.Uint32()
-		switch op {
-		case nfs4.OpPutfh:
-			var known bool
-			if cur, known = s.knownHandle(d.Opaque(nfs4.FHSize)); !known {
-				return false
-			}
-			continue
-		case nfs4.OpLookup:
-			if cur == nil || !s.lookupCached(cur, d.Opaque(nfs4.OpaqueLimit)) {
-				return false
-			}
-			cur = lookedUp // the child: not looked up here
-			continue
-		case nfs4.OpGetattr, nfs4.OpAccess, nfs4.OpRead, nfs4.OpReadPlus:
-			if cur == lookedUp && op != nfs4.OpGetattr {
-				// Not known to have a descriptor open. (GETATTR answers
-				// from the LOOKUP's own fstatat: compound.recall.)
-				return false
-			}
-			if cur != nil && cur != lookedUp && !cur.hasOpenFD() {
-				return false // it would open cur by path first
-			}
-			if op == nfs4.OpReadPlus && cur != nil && !cur.extentsKnown(&d) {
-				return false // its extents would be walked with lseek
-			}
-			if op == nfs4.OpGetattr && s.state.dl.writes.Load() > 0 {
-				return false // it may wait for CB_GETATTR (deleg.go)
-			}
-		case nfs4.OpPutrootfh, nfs4.OpPutpubfh:
-			cur = nil
-		case nfs4.OpSavefh:
-			saved = cur
-		case nfs4.OpRestorefh:
-			cur = saved
-		}
-		info := lookupOp(op)
-		if info == nil || info.flags&opInline == 0 {
+		info := lookupOp(d.Uint32())
+		if info == nil || info.flags&opInline == 0 && info.scan == nil {
 			return false
 		}
-		info.skip(&d)
+		if info.flags&opByFD != 0 && info.scan == nil && !sc.fdOpen() {
+			return false // it would open cur by path first
+		}
+		if info.scan != nil {
+			if sc, ok = info.scan(sc, &d); !ok {
+				return false
+			}
+			continue
+		}
+		info.args.skip(&d)
 	}
 	return d.Err() == nil
+}
+
+// inlineScan is what Inline follows of a COMPOUND's filehandles. cur is
+// the current filehandle's node when a known PUTFH set it; nil for the
+// pseudo-filesystem and a handle refused as malformed; lookedUp for a
+// LOOKUP's child. saved is SAVEFH's. The scans take and return it by
+// value: a pointer passed to the table's functions would put it on the
+// heap.
+type inlineScan struct {
+	s          *Server
+	cur, saved *node
 }
 
 // lookedUp stands, in Inline's scan, for the current filehandle a LOOKUP
 // made: a node the scan does not know.
 var lookedUp = new(node)
 
-// extentsKnown reports, for Inline, whether the READ_PLUS whose arguments
-// d is at (not moved) would find all its extents in n's extent cache, so
-// that it walks none with lseek on the loop (op_read.go,
-// planSegmentsLoop). It takes n's lock only if free. The cache is checked
-// against the last walk's size and this server's changes, not the file's
-// ctime, which needs an fstat: a file changed by a local process since is
-// found stale when the READ_PLUS runs, and that reply sends its range as
-// DATA.
-func (n *node) extentsKnown(d *xdr.Decoder) bool {
-	p := *d
-	p.Skip(stateidLen)
-	off, count := p.Uint64(), p.Uint32()
-	if p.Err() != nil || off > maxOffset {
+// fdOpen reports whether an op that works through cur's descriptor
+// (opByFD) finds one open, so that it opens nothing by path on the loop.
+// A LOOKUP's child is not known to have one.
+func (sc *inlineScan) fdOpen() bool {
+	return sc.cur == nil || sc.cur != lookedUp && sc.cur.hasOpenFD()
+}
+
+// scanPutfh: a handle the node table does not hold goes to a worker.
+func scanPutfh(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
+	var known bool
+	sc.cur, known = sc.s.knownHandle(decodePutfh(d).fh)
+	return sc, known
+}
+
+// scanLookup: a LOOKUP right after a known PUTFH is inline when the
+// dentry cache answers it.
+func scanLookup(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
+	if sc.cur == nil || sc.cur == lookedUp || !sc.s.lookupCached(sc.cur, decodeLookup(d).name) {
+		return sc, false
+	}
+	sc.cur = lookedUp // the child: not looked up here
+	return sc, true
+}
+
+// scanGetattr: GETATTR of a LOOKUP's child answers from the LOOKUP's own
+// fstatat (compound.recall); of another node it needs a descriptor open
+// (opByFD). While a write delegation is out, GETATTR may wait for
+// CB_GETATTR (deleg.go).
+func scanGetattr(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
+	decodeGetattr(d)
+	if sc.cur != lookedUp && !sc.fdOpen() {
+		return sc, false
+	}
+	return sc, sc.s.state.dl.writes.Load() == 0
+}
+
+// scanReadPlus: a READ_PLUS needs a descriptor open (opByFD) and all its
+// extents cached (extentsKnown), so that it walks none with lseek on the
+// loop.
+func scanReadPlus(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
+	if !sc.fdOpen() {
+		return sc, false
+	}
+	a := decodeRead(d)
+	return sc, sc.cur == nil || d.Err() != nil || sc.cur.extentsKnown(a.offset, a.count)
+}
+
+func scanRootfh(sc inlineScan, _ *xdr.Decoder) (inlineScan, bool) {
+	sc.cur = nil
+	return sc, true
+}
+
+func scanSavefh(sc inlineScan, _ *xdr.Decoder) (inlineScan, bool) {
+	sc.saved = sc.cur
+	return sc, true
+}
+
+func scanRestorefh(sc inlineScan, _ *xdr.Decoder) (inlineScan, bool) {
+	sc.cur = sc.saved
+	return sc, true
+}
+
+// extentsKnown reports, for Inline, whether a READ_PLUS of count bytes at
+// off would find all its extents in n's extent cache, so that it walks
+// none with lseek on the loop (op_read.go, planSegmentsLoop). It takes
+// n's lock only if free. The cache is checked against the last walk's
+// size and this server's changes, not the file's ctime, which needs an
+// fstat: a file changed by a local process since is found stale when the
+// READ_PLUS runs, and that reply sends its range as DATA.
+func (n *node) extentsKnown(off uint64, count uint32) bool {
+	if off > maxOffset {
 		return true // refused by READ_PLUS itself
 	}
 	if !n.mu.TryLock() {
@@ -156,8 +197,9 @@ func (s *Server) lookupCached(dir *node, name []byte) bool {
 // that the engine's O_DIRECT write of it needs no bounce copy: given the
 // first bytes of a record (head; 512 are plenty), it returns the payload's
 // offset in the record and the file offset it is written at. ok is false
-// when no WRITE follows ops of fixed-shape arguments (SEQUENCE, PUTFH...)
-// or head is too short to say.
+// when no WRITE (an op with the table's dataAt) follows ops whose
+// arguments the table can read (SEQUENCE, PUTFH...) or head is too short
+// to say.
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
@@ -168,19 +210,17 @@ func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 0)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		switch op := d.Uint32(); op {
-		case nfs4.OpWrite:
-			d.Skip(16)
-			fileOff = d.Uint64()
-			d.Skip(4 + 4) // stable, data length
+		info := lookupOp(d.Uint32())
+		switch {
+		case info != nil && info.dataAt != nil:
+			fileOff = info.dataAt(&d)
 			return d.Offset(), fileOff, d.Err() == nil
-		default:
-			// Ops before the WRITE need only be skippable.
-			info := lookupOp(op)
-			if info == nil || info.skip == nil {
-				return 0, 0, false
-			}
-			info.skip(&d)
+		case info == nil || info.args.read == nil:
+			return 0, 0, false
+		}
+		// Ops before the WRITE need only be readable.
+		if !info.args.skip(&d) {
+			return 0, 0, false
 		}
 	}
 	return 0, 0, false

@@ -25,17 +25,18 @@ func (c *compound) startClock(conn *Conn) {
 	c.clock = opClock{stats: c.s.stats.Shard(key), t: metrics.Now()}
 }
 
-// countOp counts the result st of op, which ran since the last one ended;
-// reads is how many reads the reply had planned before op ran.
-func (c *compound) countOp(op, st uint32, reads int) {
+// countOp counts the result st of op (of entry info), which ran since the
+// last one ended; reads is how many reads the reply had planned before op
+// ran.
+func (c *compound) countOp(op uint32, info *opInfo, st uint32, reads int) {
 	k := &c.clock
-	if quickOp(op) {
+	if info.flags&opUntimed != 0 {
 		// Counted, not timed: a clock read costs as much as the
 		// operation. Its time goes to the operation after it.
 		k.stats.Count(op, st)
 		return
 	}
-	if st == nfs4.OK && len(c.rep.Reads) > reads && (op == nfs4.OpRead || op == nfs4.OpReadPlus) {
+	if st == nfs4.OK && len(c.rep.Reads) > reads && info.flags&opDataReply != 0 {
 		// The last such operation of the compound is timed to Complete;
 		// an earlier one ends now. The clock is read again only if
 		// another operation follows (beginOp): a READ usually ends the
@@ -64,14 +65,6 @@ func (c *compound) countRefused(op, st uint32) {
 	if c.clock.stats != nil {
 		c.clock.stats.Count(op, st)
 	}
-}
-
-// quickOp reports the operations that only set up the compound's state:
-// they take about as long as reading the clock, so they are counted but
-// their time is left to the operation that follows.
-func quickOp(op uint32) bool {
-	info := lookupOp(op)
-	return info != nil && info.flags&opUntimed != 0
 }
 
 // countSegments counts a READ_PLUS reply's segments and the bytes its

@@ -52,9 +52,19 @@ func decodeCopyRest(d *xdr.Decoder) copyRest {
 	return r
 }
 
+// copyOpArgs is COPY4args: copyArgs, then copyRest.
+type copyOpArgs struct {
+	args copyArgs
+	rest copyRest
+}
+
+func decodeCopy(d *xdr.Decoder) copyOpArgs {
+	return copyOpArgs{args: decodeCopyArgs(d), rest: decodeCopyRest(d)}
+}
+
 func opCopy(c *compound) uint32 {
-	a := decodeCopyArgs(c.d)
-	rest := decodeCopyRest(c.d)
+	all := decodeCopy(c.d)
+	a, rest := all.args, all.rest
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -153,12 +163,9 @@ func opOffloadCancel(c *compound) uint32 {
 // stateid, and finds the caller's copy it names: another client's copy is
 // as unknown as one never started (NFS4ERR_BAD_STATEID).
 func (c *compound) offloadTarget() (*asyncCopy, uint32) {
-	sid := nfs4.DecodeStateid(c.d)
+	sid := decodeStateidArgs(c.d).stateid
 	if c.d.Err() != nil {
 		return nil, nfs4.ErrBadXDR
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return nil, s
 	}
 	cp := c.s.copies.find(sid.Other)
 	if cp == nil || c.sess == nil || cp.client != c.sess.client {

@@ -4,6 +4,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // setFH makes n the current file handle; the current stateid is cleared
@@ -29,15 +30,22 @@ func opPutrootfh(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// putfhArgs is PUTFH4args.
+type putfhArgs struct {
+	fh []byte // aliases the request
+}
+
+func decodePutfh(d *xdr.Decoder) putfhArgs { return putfhArgs{fh: d.Opaque(nfs4.FHSize)} }
+
 func opPutfh(c *compound) uint32 {
-	h := c.d.Opaque(nfs4.FHSize)
+	a := decodePutfh(c.d)
 	if c.d.Err() != nil {
-		if c.d.Err() != nil && len(h) == 0 {
+		if len(a.fh) == 0 {
 			return nfs4.ErrBadhandle
 		}
 		return nfs4.ErrBadXDR
 	}
-	n, st := c.s.resolve(h)
+	n, st := c.s.resolve(a.fh)
 	if st != nfs4.OK {
 		return st
 	}
@@ -49,17 +57,11 @@ func opPutfh(c *compound) uint32 {
 }
 
 func opGetfh(c *compound) uint32 {
-	if st := c.needFH(); st != nfs4.OK {
-		return st
-	}
 	c.e.Opaque(c.cfh.handle)
 	return nfs4.OK
 }
 
 func opSavefh(c *compound) uint32 {
-	if st := c.needFH(); st != nfs4.OK {
-		return st
-	}
 	c.sfh, c.saved, c.hasSaved = c.cfh, c.cur, c.hasCur
 	return nfs4.OK
 }
@@ -73,11 +75,9 @@ func opRestorefh(c *compound) uint32 {
 	return nfs4.OK
 }
 
-// needDir checks that the current filehandle is a directory.
+// needDir checks that the current filehandle (the table's opNeedFH made
+// sure there is one) is a directory.
 func (c *compound) needDir(st *unix.Stat_t) uint32 {
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
 	if s := c.s.statNode(c.cfh, st); s != nfs4.OK {
 		return s
 	}
@@ -90,23 +90,30 @@ func (c *compound) needDir(st *unix.Stat_t) uint32 {
 	return nfs4.ErrNotdir
 }
 
-// nameInDir decodes a component name and checks it and the current
-// filehandle, a directory whose attributes it leaves in st.
-func (c *compound) nameInDir(st *unix.Stat_t) ([]byte, uint32) {
-	name := decodeName(c.d)
-	if c.d.Err() != nil {
-		return nil, nfs4.ErrBadXDR
-	}
+// nameInDir checks a component name and the current filehandle, a
+// directory whose attributes it leaves in st.
+func (c *compound) nameInDir(name []byte, st *unix.Stat_t) uint32 {
 	if s := c.needDir(st); s != nfs4.OK {
-		return nil, s
+		return s
 	}
-	return name, checkName(name)
+	return checkName(name)
 }
 
+// lookupArgs is LOOKUP4args.
+type lookupArgs struct {
+	name []byte // aliases the request
+}
+
+func decodeLookup(d *xdr.Decoder) lookupArgs { return lookupArgs{name: decodeName(d)} }
+
 func opLookup(c *compound) uint32 {
+	a := decodeLookup(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	name := a.name
 	var st unix.Stat_t
-	name, s := c.nameInDir(&st)
-	if s != nfs4.OK {
+	if s := c.nameInDir(name, &st); s != nfs4.OK {
 		return s
 	}
 	if s := c.mayLookup(c.cfh, &st); s != nfs4.OK {
@@ -167,13 +174,17 @@ func (c *compound) statFH(st *unix.Stat_t) uint32 {
 	return c.s.statNode(c.cfh, st)
 }
 
+// getattrArgs is GETATTR4args.
+type getattrArgs struct {
+	attrs nfs4.Bitmap
+}
+
+func decodeGetattr(d *xdr.Decoder) getattrArgs { return getattrArgs{attrs: nfs4.DecodeBitmap(d)} }
+
 func opGetattr(c *compound) uint32 {
-	req := nfs4.DecodeBitmap(c.d)
+	req := decodeGetattr(c.d).attrs
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
 	}
 	var st unix.Stat_t
 	if s := c.statFH(&st); s != nfs4.OK {
@@ -184,13 +195,17 @@ func opGetattr(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// accessArgs is ACCESS4args.
+type accessArgs struct {
+	access uint32
+}
+
+func decodeAccess(d *xdr.Decoder) accessArgs { return accessArgs{access: d.Uint32()} }
+
 func opAccess(c *compound) uint32 {
-	want := c.d.Uint32()
+	want := decodeAccess(c.d).access
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
 	}
 	var st unix.Stat_t
 	if s := c.statFH(&st); s != nfs4.OK {
@@ -207,9 +222,6 @@ func opAccess(c *compound) uint32 {
 }
 
 func opReadlink(c *compound) uint32 {
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
 	n := c.cfh
 	if n.exp == nil {
 		return nfs4.ErrInval
@@ -239,10 +251,20 @@ func (c *compound) encodeSecinfo() {
 	c.e.Uint32(nfs4.AuthNone)
 }
 
+// secinfoArgs is SECINFO4args.
+type secinfoArgs struct {
+	name []byte // aliases the request
+}
+
+func decodeSecinfo(d *xdr.Decoder) secinfoArgs { return secinfoArgs{name: decodeName(d)} }
+
 func opSecinfo(c *compound) uint32 {
+	name := decodeSecinfo(c.d).name
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
 	var st unix.Stat_t
-	name, s := c.nameInDir(&st)
-	if s != nfs4.OK {
+	if s := c.nameInDir(name, &st); s != nfs4.OK {
 		return s
 	}
 	if s := c.mayLookup(c.cfh, &st); s != nfs4.OK {
@@ -291,13 +313,19 @@ const (
 	secinfoStyleParent    = 1
 )
 
+// secinfoNoNameArgs is SECINFO_NO_NAME4args.
+type secinfoNoNameArgs struct {
+	style uint32
+}
+
+func decodeSecinfoNoName(d *xdr.Decoder) secinfoNoNameArgs {
+	return secinfoNoNameArgs{style: d.Uint32()}
+}
+
 func opSecinfoNoName(c *compound) uint32 {
-	style := c.d.Uint32()
+	style := decodeSecinfoNoName(c.d).style
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
 	}
 	switch style {
 	case secinfoStyleCurrentFH:

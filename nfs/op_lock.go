@@ -34,7 +34,7 @@ func rangeOf(off, length uint64) (uint64, uint64, uint32) {
 	return off, off + length, nfs4.OK
 }
 
-// lockArgs checks the lock type, the range and the current file of LOCK
+// lockRange checks the lock type, the range and the current file of LOCK
 // and LOCKT.
 func (c *compound) lockRange(typ uint32, off, length uint64) (uint64, uint64, uint32) {
 	if typ < readLT || typ > writeWLT {
@@ -42,9 +42,6 @@ func (c *compound) lockRange(typ uint32, off, length uint64) (uint64, uint64, ui
 	}
 	start, end, s := rangeOf(off, length)
 	if s != nfs4.OK {
-		return 0, 0, s
-	}
-	if s := c.needFH(); s != nfs4.OK {
 		return 0, 0, s
 	}
 	if c.cfh.exp == nil {
@@ -283,10 +280,13 @@ type locktArgs struct {
 	owner          lockOwner4
 }
 
+func decodeLockt(d *xdr.Decoder) locktArgs {
+	return locktArgs{locktype: d.Uint32(), offset: d.Uint64(), length: d.Uint64(), owner: decodeLockOwner(d)}
+}
+
 func opLockt(c *compound) uint32 {
-	d := c.d
-	a := locktArgs{locktype: d.Uint32(), offset: d.Uint64(), length: d.Uint64(), owner: decodeLockOwner(d)}
-	if d.Err() != nil {
+	a := decodeLockt(c.d)
+	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
 	start, end, s := c.lockRange(a.locktype, a.offset, a.length)
@@ -319,11 +319,14 @@ type lockuArgs struct {
 	offset, length uint64
 }
 
-func opLocku(c *compound) uint32 {
-	d := c.d
-	a := lockuArgs{locktype: d.Uint32(), seqid: d.Uint32(), lockStateid: nfs4.DecodeStateid(d),
+func decodeLocku(d *xdr.Decoder) lockuArgs {
+	return lockuArgs{locktype: d.Uint32(), seqid: d.Uint32(), lockStateid: nfs4.DecodeStateid(d),
 		offset: d.Uint64(), length: d.Uint64()}
-	if d.Err() != nil {
+}
+
+func opLocku(c *compound) uint32 {
+	a := decodeLocku(c.d)
+	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
 	if a.locktype < readLT || a.locktype > writeWLT {
@@ -332,9 +335,6 @@ func opLocku(c *compound) uint32 {
 	sid := a.lockStateid
 	start, end, s := rangeOf(a.offset, a.length)
 	if s != nfs4.OK {
-		return s
-	}
-	if s := c.needFH(); s != nfs4.OK {
 		return s
 	}
 	sid, s = c.resolveSid(sid)

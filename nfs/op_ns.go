@@ -65,29 +65,42 @@ func (d dirOp) done() changeInfo {
 	return changeInfo{d.before, after}
 }
 
-func opCreate(c *compound) uint32 {
-	d := c.d
-	typ := d.Uint32()
-	var link []byte
-	var major, minor uint32
-	switch typ {
+// createArgs is CREATE4args (RFC 8881 section 18.4.1).
+type createArgs struct {
+	typ          uint32
+	link         []byte // NF4LNK's target; aliases the request
+	major, minor uint32 // NF4BLK's and NF4CHR's specdata4
+	name         []byte // aliases the request
+	attrs        newAttrs
+	attrStatus   uint32 // decodeNewAttrs' verdict on attrs
+}
+
+func decodeCreate(d *xdr.Decoder) createArgs {
+	var a createArgs
+	a.typ = d.Uint32()
+	switch a.typ {
 	case nfs4.NF4LNK:
-		link = d.String(nfs4.MaxPathLen)
+		a.link = d.String(nfs4.MaxPathLen)
 	case nfs4.NF4BLK, nfs4.NF4CHR:
-		major, minor = d.Uint32(), d.Uint32()
+		a.major, a.minor = d.Uint32(), d.Uint32()
 	}
-	name := decodeName(d)
-	attrs, as := decodeNewAttrs(d)
-	if d.Err() != nil {
+	a.name = decodeName(d)
+	a.attrs, a.attrStatus = decodeNewAttrs(d)
+	return a
+}
+
+func opCreate(c *compound) uint32 {
+	a := decodeCreate(c.d)
+	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if s := checkName(name); s != nfs4.OK {
+	if s := checkName(a.name); s != nfs4.OK {
 		return s
 	}
-	if as != nfs4.OK {
-		return as
+	if a.attrStatus != nfs4.OK {
+		return a.attrStatus
 	}
-	if typ == nfs4.NF4REG {
+	if a.typ == nfs4.NF4REG {
 		return nfs4.ErrBadtype
 	}
 	dir, s := c.openDir(c.cfh)
@@ -95,18 +108,18 @@ func opCreate(c *compound) uint32 {
 		return s
 	}
 	mode := uint32(0o755)
-	if typ != nfs4.NF4DIR {
+	if a.typ != nfs4.NF4DIR {
 		mode = 0o644
 	}
-	if attrs.mask.Has(nfs4.AttrMode) {
-		mode = attrs.mode
+	if a.attrs.mask.Has(nfs4.AttrMode) {
+		mode = a.attrs.mode
 	}
 	var set nfs4.Bitmap
 	err := asCaller(c.cred, func() error {
-		if err := mknod(dir.fd, string(name), typ, mode, link, major, minor); err != nil {
+		if err := mknod(dir.fd, string(a.name), a.typ, mode, a.link, a.major, a.minor); err != nil {
 			return err
 		}
-		fd, err := unix.Openat(dir.fd, string(name), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fd, err := unix.Openat(dir.fd, string(a.name), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return err
 		}
@@ -114,24 +127,24 @@ func opCreate(c *compound) uint32 {
 		var st unix.Stat_t
 		ok := unix.Fstat(fd, &st) == nil
 		want := keptSetgid(mode, &st)
-		if ok && st.Mode&0o7777 == want || typ == nfs4.NF4LNK {
+		if ok && st.Mode&0o7777 == want || a.typ == nfs4.NF4LNK {
 			// The mode is already right (no umask in the way).
-			attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32)
+			a.attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32)
 		} else {
-			attrs.mask.Set(nfs4.AttrMode)
-			attrs.mode = want
+			a.attrs.mask.Set(nfs4.AttrMode)
+			a.attrs.mode = want
 		}
-		set, err = applyAttrs(fd, -1, &attrs)
+		set, err = applyAttrs(fd, -1, &a.attrs)
 		if err != nil {
 			// Do not leave behind an object the client is told failed.
 			flags := 0
-			if typ == nfs4.NF4DIR {
+			if a.typ == nfs4.NF4DIR {
 				flags = unix.AT_REMOVEDIR
 			}
-			unix.Unlinkat(dir.fd, string(name), flags)
+			unix.Unlinkat(dir.fd, string(a.name), flags)
 			return err
 		}
-		if typ != nfs4.NF4LNK {
+		if a.typ != nfs4.NF4LNK {
 			set.Set(nfs4.AttrMode)
 		}
 		return nil
@@ -139,10 +152,10 @@ func opCreate(c *compound) uint32 {
 	var n *node
 	if err == nil {
 		var st unix.Stat_t
-		n, err = c.s.lookupChildAt(c.cfh, dir.fd, string(name), &st)
+		n, err = c.s.lookupChildAt(c.cfh, dir.fd, string(a.name), &st)
 	}
 	if err == nil {
-		if s := c.commitCreated(dir.fd, string(name)); s != nfs4.OK {
+		if s := c.commitCreated(dir.fd, string(a.name)); s != nfs4.OK {
 			dir.done()
 			return s
 		}
@@ -191,8 +204,15 @@ func mknod(dirfd int, name string, typ, mode uint32, link []byte, major, minor u
 	return unix.EBADMSG
 }
 
+// removeArgs is REMOVE4args.
+type removeArgs struct {
+	name []byte // aliases the request
+}
+
+func decodeRemove(d *xdr.Decoder) removeArgs { return removeArgs{name: decodeName(d)} }
+
 func opRemove(c *compound) uint32 {
-	name := decodeName(c.d)
+	name := decodeRemove(c.d).name
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -241,13 +261,22 @@ func opRemove(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// renameArgs is RENAME4args: from the saved directory to the current one.
+type renameArgs struct {
+	oldName, newName []byte // alias the request
+}
+
+func decodeRename(d *xdr.Decoder) renameArgs {
+	return renameArgs{oldName: decodeName(d), newName: decodeName(d)}
+}
+
 func opRename(c *compound) uint32 {
-	oldName := decodeName(c.d)
-	newName := decodeName(c.d)
+	a := decodeRename(c.d)
+	oldName, newName := a.oldName, a.newName
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if c.sfh == nil || c.cfh == nil {
+	if c.sfh == nil { // the current one: the table's opNeedFH
 		return nfs4.ErrNofilehandle
 	}
 	if s := checkName(oldName); s != nfs4.OK {
@@ -337,12 +366,20 @@ func (t *fileTable) renamed(e *export, oldRel, newRel string) {
 	}
 }
 
+// linkArgs is LINK4args: a new name in the current directory for the
+// saved file.
+type linkArgs struct {
+	name []byte // aliases the request
+}
+
+func decodeLink(d *xdr.Decoder) linkArgs { return linkArgs{name: decodeName(d)} }
+
 func opLink(c *compound) uint32 {
-	name := decodeName(c.d)
+	name := decodeLink(c.d).name
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if c.sfh == nil || c.cfh == nil {
+	if c.sfh == nil { // the current one: the table's opNeedFH
 		return nfs4.ErrNofilehandle
 	}
 	if s := checkName(name); s != nfs4.OK {

@@ -67,9 +67,6 @@ func opOpen(c *compound) uint32 {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
 	defer c.s.state.syncRecords() // after any courtesy client this open expired
 	if s := c.s.state.openGrace(c.sess.client, a.claim); s != nfs4.OK {
 		return s
@@ -285,9 +282,6 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 // openStateLocked finds the open (not lock) state sid names on the
 // current file. The caller holds the state lock.
 func (c *compound) openStateLocked(sid nfs4.Stateid) (*openState, uint32) {
-	if s := c.needFH(); s != nfs4.OK {
-		return nil, s
-	}
 	sid, s := c.resolveSid(sid)
 	if s != nfs4.OK {
 		return nil, s
@@ -309,8 +303,12 @@ type closeArgs struct {
 	openStateid nfs4.Stateid
 }
 
+func decodeClose(d *xdr.Decoder) closeArgs {
+	return closeArgs{seqid: d.Uint32(), openStateid: nfs4.DecodeStateid(d)}
+}
+
 func opClose(c *compound) uint32 {
-	a := closeArgs{seqid: c.d.Uint32(), openStateid: nfs4.DecodeStateid(c.d)}
+	a := decodeClose(c.d)
 	sid := a.openStateid
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -340,9 +338,13 @@ type openDowngradeArgs struct {
 	shareDeny   uint32
 }
 
+func decodeOpenDowngrade(d *xdr.Decoder) openDowngradeArgs {
+	return openDowngradeArgs{openStateid: nfs4.DecodeStateid(d), seqid: d.Uint32(),
+		shareAccess: d.Uint32(), shareDeny: d.Uint32()}
+}
+
 func opOpenDowngrade(c *compound) uint32 {
-	a := openDowngradeArgs{openStateid: nfs4.DecodeStateid(c.d), seqid: c.d.Uint32(),
-		shareAccess: c.d.Uint32(), shareDeny: c.d.Uint32()}
+	a := decodeOpenDowngrade(c.d)
 	sid := a.openStateid
 	access := a.shareAccess &^ nfs4.ShareAccessWantMask
 	deny := a.shareDeny
@@ -388,7 +390,7 @@ func opTestStateid(c *compound) uint32 {
 }
 
 func opFreeStateid(c *compound) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
+	sid := decodeStateidArgs(c.d).stateid
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}

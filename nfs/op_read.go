@@ -4,6 +4,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // readTarget does the checks common to READ, READ_PLUS and SEEK and returns
@@ -22,9 +23,6 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 // the READ may skip its fstat. The caller's permission is checked after
 // (statRead, or cachedReadOK without an fstat).
 func (c *compound) readFD(sid nfs4.Stateid) (fd int, opened bool, s uint32) {
-	if s := c.needFH(); s != nfs4.OK {
-		return -1, false, s
-	}
 	n := c.cfh
 	if n.exp == nil {
 		return -1, false, nfs4.ErrIsdir
@@ -117,10 +115,23 @@ func (c *compound) clampCount(count uint32) int {
 	return n
 }
 
-// readArgs decodes READ4args (also READ_PLUS's) and works out the range to
-// read: n bytes at off, clamped to the file, the server's maximum and the
-// session's reply room; eof when the range reaches the end of the file.
+// readArgs is READ4args, and READ_PLUS4args, of the same shape (RFC 8881
+// section 18.22.1, RFC 7862 section 15.10.1).
 type readArgs struct {
+	stateid nfs4.Stateid
+	offset  uint64
+	count   uint32
+}
+
+func decodeRead(d *xdr.Decoder) readArgs {
+	return readArgs{stateid: nfs4.DecodeStateid(d), offset: d.Uint64(), count: d.Uint32()}
+}
+
+// readPlan is the range a READ or READ_PLUS reads, worked out from its
+// readArgs: n bytes at off, clamped to the file, the server's maximum and
+// the session's reply room; eof when the range reaches the end of the
+// file.
+type readPlan struct {
 	fd     int
 	st     unix.Stat_t
 	off    uint64
@@ -130,19 +141,19 @@ type readArgs struct {
 	hinted bool // no fstat: the range ends before the size hint (a.st zero)
 }
 
-// readArgs fills a from the arguments being decoded. A range of an opened
+// planRead fills a from the arguments being decoded. A range of an opened
 // file that ends before its size hint, for a caller the node's recent
 // verdict lets read, is read without an fstat (a.hinted; a.st stays zero,
 // a.eof false); stat does the fstat later if the caller needs the
 // attributes after all.
-func (c *compound) readArgs(a *readArgs) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
-	a.off = c.d.Uint64()
-	count := c.d.Uint32()
+func (c *compound) planRead(a *readPlan) uint32 {
+	args := decodeRead(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	fd, opened, s := c.readFD(sid)
+	a.off = args.offset
+	count := args.count
+	fd, opened, s := c.readFD(args.stateid)
 	if s != nfs4.OK {
 		return s
 	}
@@ -157,7 +168,7 @@ func (c *compound) readArgs(a *readArgs) uint32 {
 
 // stat reads the file's attributes for a (checking the caller may read
 // it) and clamps the range to the file's size.
-func (c *compound) stat(a *readArgs) uint32 {
+func (c *compound) stat(a *readPlan) uint32 {
 	a.hinted = false
 	if s := c.statRead(a.fd, &a.st); s != nfs4.OK {
 		return s
@@ -173,8 +184,8 @@ func (c *compound) stat(a *readArgs) uint32 {
 }
 
 func opRead(c *compound) uint32 {
-	var a readArgs
-	if s := c.readArgs(&a); s != nfs4.OK {
+	var a readPlan
+	if s := c.planRead(&a); s != nfs4.OK {
 		return s
 	}
 	e := c.e
@@ -204,8 +215,8 @@ const (
 )
 
 func opReadPlus(c *compound) uint32 {
-	var a readArgs
-	if s := c.readArgs(&a); s != nfs4.OK {
+	var a readPlan
+	if s := c.planRead(&a); s != nfs4.OK {
 		return s
 	}
 	if a.hinted && !c.cachedData(int64(a.off), int64(a.n)) {
@@ -367,10 +378,20 @@ func (c *compound) encodeSegments(fd int, segs []extent, eofPos int) {
 	}
 }
 
+// seekArgs is SEEK4args (RFC 7862 section 15.11.1).
+type seekArgs struct {
+	stateid nfs4.Stateid
+	offset  uint64
+	what    uint32 // data_content4
+}
+
+func decodeSeek(d *xdr.Decoder) seekArgs {
+	return seekArgs{stateid: nfs4.DecodeStateid(d), offset: d.Uint64(), what: d.Uint32()}
+}
+
 func opSeek(c *compound) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
-	off := c.d.Uint64()
-	what := c.d.Uint32()
+	a := decodeSeek(c.d)
+	sid, off, what := a.stateid, a.offset, a.what
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}

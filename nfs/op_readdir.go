@@ -4,6 +4,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // readdirArgs is READDIR4args (RFC 8881 §18.23.1).
@@ -15,18 +16,22 @@ type readdirArgs struct {
 	attrRequest nfs4.Bitmap
 }
 
-func opReaddir(c *compound) uint32 {
-	if s := c.mayReaddir(); s != nfs4.OK {
-		return s
-	}
+func decodeReaddir(d *xdr.Decoder) readdirArgs {
 	var a readdirArgs
-	d := c.d
 	a.cookie = d.Uint64()
 	copy(a.cookieverf[:], d.Fixed(nfs4.VerifierSize))
 	a.dircount = d.Uint32()
 	a.maxcount = d.Uint32()
 	a.attrRequest = nfs4.DecodeBitmap(d)
-	if d.Err() != nil {
+	return a
+}
+
+func opReaddir(c *compound) uint32 {
+	if s := c.mayReaddir(); s != nfs4.OK {
+		return s
+	}
+	a := decodeReaddir(c.d)
+	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
 	var st unix.Stat_t

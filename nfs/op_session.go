@@ -410,14 +410,24 @@ func (sess *session) boundTo(conn *Conn) bool {
 	return p != nil && slices.Contains(*p, conn.ID)
 }
 
+// sequenceArgs is SEQUENCE4args (RFC 8881 section 18.46.1).
+type sequenceArgs struct {
+	sessionID []byte // aliases the request
+	seqid     uint32
+	slotID    uint32
+	highest   uint32 // sa_highest_slotid
+	cacheThis bool
+}
+
+func decodeSequence(d *xdr.Decoder) sequenceArgs {
+	return sequenceArgs{sessionID: d.Fixed(nfs4.SessionIDSize), seqid: d.Uint32(), slotID: d.Uint32(),
+		highest: d.Uint32(), cacheThis: d.Bool()}
+}
+
 func opSequence(c *compound) uint32 {
-	d := c.d
-	sid := d.Fixed(nfs4.SessionIDSize)
-	seq := d.Uint32()
-	slotID := d.Uint32()
-	highest := d.Uint32()
-	cacheThis := d.Bool()
-	if d.Err() != nil {
+	a := decodeSequence(c.d)
+	sid, seq, slotID, highest, cacheThis := a.sessionID, a.seqid, a.slotID, a.highest, a.cacheThis
+	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
 	sess := c.s.state.session(sid)
@@ -464,8 +474,17 @@ func opSequence(c *compound) uint32 {
 // come on a connection bound to that session
 // (NFS4ERR_CONN_NOT_BOUND_TO_SESSION otherwise), so knowing a session id is
 // not enough to destroy another client's session.
+// destroySessionArgs is DESTROY_SESSION4args.
+type destroySessionArgs struct {
+	sessionID []byte // aliases the request
+}
+
+func decodeDestroySession(d *xdr.Decoder) destroySessionArgs {
+	return destroySessionArgs{sessionID: d.Fixed(nfs4.SessionIDSize)}
+}
+
 func opDestroySession(c *compound) uint32 {
-	sid := c.d.Fixed(nfs4.SessionIDSize)
+	sid := decodeDestroySession(c.d).sessionID
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -500,8 +519,16 @@ func opDestroySession(c *compound) uint32 {
 
 // opDestroyClientid destroys a client record without sessions. Only its
 // principal may (knfsd checks the same through mach_creds_match).
+// clientidArgs is the argument of the ops that take a client id alone
+// (DESTROY_CLIENTID, DELEGPURGE).
+type clientidArgs struct {
+	clientID uint64
+}
+
+func decodeClientidArgs(d *xdr.Decoder) clientidArgs { return clientidArgs{clientID: d.Uint64()} }
+
 func opDestroyClientid(c *compound) uint32 {
-	id := c.d.Uint64()
+	id := decodeClientidArgs(c.d).clientID
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -531,11 +558,15 @@ type bindConnArgs struct {
 	useConnRDMA bool
 }
 
+func decodeBindConn(d *xdr.Decoder) bindConnArgs {
+	return bindConnArgs{sessID: d.Fixed(nfs4.SessionIDSize), dir: d.Uint32(), useConnRDMA: d.Bool()}
+}
+
 // opBindConnToSession binds the connection to a session; only the
 // client's principal may (RFC 8881 section 18.34.3; with SP4_NONE the
 // principal is the AUTH_SYS uid that made the client record).
 func opBindConnToSession(c *compound) uint32 {
-	a := bindConnArgs{sessID: c.d.Fixed(nfs4.SessionIDSize), dir: c.d.Uint32(), useConnRDMA: c.d.Bool()}
+	a := decodeBindConn(c.d)
 	sid, dir := a.sessID, a.dir
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -571,8 +602,17 @@ func opBindConnToSession(c *compound) uint32 {
 	return nfs4.OK
 }
 
+// reclaimCompleteArgs is RECLAIM_COMPLETE4args.
+type reclaimCompleteArgs struct {
+	oneFS bool
+}
+
+func decodeReclaimComplete(d *xdr.Decoder) reclaimCompleteArgs {
+	return reclaimCompleteArgs{oneFS: d.Bool()}
+}
+
 func opReclaimComplete(c *compound) uint32 {
-	oneFS := c.d.Bool()
+	oneFS := decodeReclaimComplete(c.d).oneFS
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}

@@ -7,10 +7,21 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// fallocateOp is ALLOCATE and DEALLOCATE: stateid, offset, length.
+// allocateArgs is ALLOCATE4args, and DEALLOCATE4args of the same shape
+// (RFC 7862 sections 15.1.1, 15.4.1).
+type allocateArgs struct {
+	stateid        nfs4.Stateid
+	offset, length uint64
+}
+
+func decodeAllocate(d *xdr.Decoder) allocateArgs {
+	return allocateArgs{stateid: nfs4.DecodeStateid(d), offset: d.Uint64(), length: d.Uint64()}
+}
+
+// fallocateOp is ALLOCATE and DEALLOCATE.
 func fallocateOp(c *compound, mode uint32) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
-	off, length := c.d.Uint64(), c.d.Uint64()
+	a := decodeAllocate(c.d)
+	sid, off, length := a.stateid, a.offset, a.length
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
@@ -61,7 +72,7 @@ type copyArgs struct {
 // copyTargets checks both files and returns the source's read descriptor
 // and the destination's write descriptor.
 func (c *compound) copyTargets(a *copyArgs) (int, int, uint32) {
-	if c.sfh == nil || c.cfh == nil {
+	if c.sfh == nil { // the current one: the table's opNeedFH
 		return -1, -1, nfs4.ErrNofilehandle
 	}
 	if c.sfh.exp == nil || c.cfh.exp == nil {

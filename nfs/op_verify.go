@@ -39,19 +39,26 @@ func opNverify(c *compound) uint32 {
 // SETATTR's fattr4 is bounded.
 const maxVerifyAttrs = 64 << 10
 
+// verifyArgs is VERIFY4args, and NVERIFY4args of the same shape: a fattr4.
+type verifyArgs struct {
+	attrs nfs4.Bitmap
+	vals  []byte // aliases the request
+}
+
+func decodeVerify(d *xdr.Decoder) verifyArgs {
+	return verifyArgs{attrs: nfs4.DecodeBitmap(d), vals: d.Opaque(maxVerifyAttrs)}
+}
+
 // attrsSame reads a fattr4 and reports whether it equals what GETATTR of
 // the same attributes would return for the current file, byte for byte
 // (as knfsd's _nfsd4_verify compares). Attributes we do not support are
 // NFS4ERR_ATTRNOTSUPP; write-only ones and rdattr_error, which GETATTR
 // never returns, are NFS4ERR_INVAL (RFC 8881 section 18.31.3).
 func (c *compound) attrsSame() (bool, uint32) {
-	req := nfs4.DecodeBitmap(c.d)
-	vals := c.d.Opaque(maxVerifyAttrs)
+	a := decodeVerify(c.d)
+	req, vals := a.attrs, a.vals
 	if c.d.Err() != nil {
 		return false, nfs4.ErrBadXDR
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return false, s
 	}
 	if req.And(supportedAttrs) != req {
 		return false, nfs4.ErrAttrnotsupp

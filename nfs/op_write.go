@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // createFile creates (or, for UNCHECKED, opens) a regular file for OPEN, as
@@ -121,9 +122,6 @@ func (c *compound) exclusiveRetry(dir *node, dirfd int, name string, verf [8]byt
 // writeTarget checks a stateid for writing the current file and returns the
 // descriptors to write with.
 func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s uint32) {
-	if s := c.needFH(); s != nfs4.OK {
-		return -1, s
-	}
 	n := c.cfh
 	if n.exp == nil {
 		return -1, nfs4.ErrIsdir
@@ -212,14 +210,40 @@ func inGroup(cr Cred, gid uint32) bool {
 	return false
 }
 
+// writeArgs is WRITE4args (RFC 8881 section 18.32.1).
+type writeArgs struct {
+	stateid nfs4.Stateid
+	offset  uint64
+	stable  uint32
+	data    []byte // aliases the request
+}
+
+// decodeWrite reads WRITE4args. The data may be as long as the request
+// holds: opWrite refuses more than the server's maximum.
+func decodeWrite(d *xdr.Decoder) writeArgs {
+	a := decodeWriteHead(d)
+	a.data = d.Opaque(d.Remaining())
+	return a
+}
+
+// decodeWriteHead reads WRITE4args up to the data.
+func decodeWriteHead(d *xdr.Decoder) writeArgs {
+	return writeArgs{stateid: nfs4.DecodeStateid(d), offset: d.Uint64(), stable: d.Uint32()}
+}
+
+// writeDataAt is WRITE's dataAt (opInfo): the data's bytes follow.
+func writeDataAt(d *xdr.Decoder) uint64 {
+	a := decodeWriteHead(d)
+	d.Uint32() // the data's length
+	return a.offset
+}
+
 func opWrite(c *compound) uint32 {
-	sid := nfs4.DecodeStateid(c.d)
-	off := c.d.Uint64()
-	stable := c.d.Uint32()
-	data := c.d.Opaque(c.s.cfg.MaxIO)
-	if c.d.Err() != nil {
+	a := decodeWrite(c.d)
+	if c.d.Err() != nil || len(a.data) > c.s.cfg.MaxIO {
 		return nfs4.ErrBadXDR
 	}
+	sid, off, stable, data := a.stateid, a.offset, a.stable, a.data
 	if stable > nfs4.FileSync4 {
 		return nfs4.ErrInval
 	}
@@ -268,14 +292,14 @@ type commitArgs struct {
 	count  uint32
 }
 
+func decodeCommit(d *xdr.Decoder) commitArgs {
+	return commitArgs{offset: d.Uint64(), count: d.Uint32()}
+}
+
 func opCommit(c *compound) uint32 {
-	a := commitArgs{offset: c.d.Uint64(), count: c.d.Uint32()}
-	_ = a // named, not used: the whole file is synced
+	_ = decodeCommit(c.d) // not used: the whole file is synced
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
-	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
 	}
 	n := c.cfh
 	var st unix.Stat_t
@@ -312,8 +336,9 @@ func opSetattr(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
+	// Not the table's opNeedFH: this error result carries a bitmap too.
+	if c.cfh == nil {
+		return nfs4.ErrNofilehandle
 	}
 	n := c.cfh
 	if n.exp == nil || c.readOnlyFH() {

@@ -224,9 +224,6 @@ func opGetxattr(c *compound) uint32 {
 	if s != nfs4.OK {
 		return s
 	}
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
 	if c.cfh.exp == nil {
 		return nfs4.ErrNoxattr // the pseudo-root has none
 	}
@@ -286,9 +283,6 @@ func opRemovexattr(c *compound) uint32 {
 // /proc path) as the caller and encodes the file's change_info4. Files
 // that cannot hold user xattrs give NFS4ERR_PERM, as the kernel's EPERM.
 func (c *compound) changeXattr(change func(path string) error) uint32 {
-	if s := c.needFH(); s != nfs4.OK {
-		return s
-	}
 	if c.cfh.exp == nil {
 		return nfs4.ErrRofs
 	}
@@ -311,9 +305,6 @@ func (c *compound) changeXattr(change func(path string) error) uint32 {
 func opListxattrs(c *compound) uint32 {
 	a, s := decodeListxattrs(c.d)
 	if s != nfs4.OK {
-		return s
-	}
-	if s := c.needFH(); s != nfs4.OK {
 		return s
 	}
 	var names [][]byte

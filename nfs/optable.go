@@ -7,9 +7,9 @@ import (
 
 // opInfo is what the server knows of one NFSv4 operation, as an entry of
 // knfsd's nfsd4_ops (fs/nfsd/nfs4proc.c). Every cross-cutting question
-// (may it come without SEQUENCE, may it run on the event loop, can its
-// reply be kept, how big can that reply be) is answered here; nothing else
-// lists operations.
+// (may it come without SEQUENCE or a current filehandle, may it run on the
+// event loop, what does it change, can its reply be kept, how big can
+// that reply be) is answered here; nothing else lists operations.
 type opInfo struct {
 	name  string // as RFC 8881 / RFC 7862 / RFC 8276 spell it; also the metrics label
 	minor uint32 // first minor version that defines it
@@ -21,14 +21,25 @@ type opInfo struct {
 	// READDIR answer for the count the client asked; they then shrink to
 	// the room left.
 	rsize func(c *compound) int
-	// skip skips the arguments, for the quick scans of inline.go; only
-	// ops with a fixed-shape argument have one.
-	skip func(d *xdr.Decoder)
+	// args is the op's argument as the decoder its handler uses reads
+	// it: exec reads it before it answers NFS4ERR_NOFILEHANDLE, the
+	// quick scans of inline.go skip it. Every op that is opInline or
+	// opNeedFH has one.
+	args argShape
+	// scan replaces args in Inline's quick scan for an op whose answer
+	// there depends on the current filehandle (PUTFH, LOOKUP, SAVEFH...):
+	// it reads the arguments, follows the filehandle in sc, and reports
+	// whether the op can still run on the event loop.
+	scan func(sc inlineScan, d *xdr.Decoder) (inlineScan, bool)
+	// dataAt, for an op whose argument ends in file data (WRITE), reads
+	// the argument up to the data's bytes and returns the file offset
+	// they go to (WriteAlign).
+	dataAt func(d *xdr.Decoder) uint64
 }
 
 type opFunc func(c *compound) uint32
 
-type opFlags uint8
+type opFlags uint16
 
 const (
 	// opSessionless: may come without SEQUENCE, as the COMPOUND's only op
@@ -38,22 +49,47 @@ const (
 	opOnlyOp
 	// opFirstOnly: only as the first op (SEQUENCE: NFS4ERR_SEQUENCE_POS elsewhere).
 	opFirstOnly
+	// opNeedFH: acts on the current filehandle, so exec answers
+	// NFS4ERR_NOFILEHANDLE without one before the handler runs, once the
+	// arguments are read (knfsd: ops without ALLOWED_WITHOUT_FH). RENAME,
+	// LINK, COPY and CLONE check the saved filehandle themselves; SETATTR
+	// checks the current one itself, as its error result carries a bitmap.
+	opNeedFH
 	// opInline: never blocks for long (no path walk, open, fsync,
-	// directory read or lseek: SEEK is not one, see planSegmentsLoop),
-	// so a COMPOUND made only of such ops runs on the
-	// event loop's own thread. CLOSE is the one modifying op among them:
+	// directory read or lseek: SEEK is not one, see planSegmentsLoop), so
+	// a COMPOUND made only of such ops runs on the event loop's own
+	// thread. CLOSE is the one modifying op among them:
 	// it drops in-memory open state and makes no system call, and on a
 	// worker it was half the hand-offs of every open-read-close (mdtest's
 	// create and read phases, every file a client opens): BENCHMARKS.md,
 	// goal 1, "CLOSE went to a worker".
 	opInline
+	// opByFD: reads the current file through its open descriptor, which
+	// it opens by path when the fd cache holds none: Inline sends such an
+	// op to a worker then (GETATTR, ACCESS, READ, READ_PLUS).
+	opByFD
 	// opModifies: changes state, so it must not run when its reply could
 	// not be sent or kept (knfsd's OP_MODIFIES_SOMETHING): the reply-size
 	// estimate is checked before it runs.
 	opModifies
+	// opChangesFS: changes the filesystem, so a read-only export answers
+	// NFS4ERR_ROFS before it runs (knfsd checks these with NFSD_MAY_WRITE;
+	// refuseReadOnly). OPEN is left out, as only creating or opening for
+	// write changes anything, and so is SETATTR, whose result carries a
+	// bitmap even on error: both check by themselves.
+	opChangesFS
+	// opChangesFile: can change a file's attributes or names as inotify's
+	// IN_ATTRIB, IN_MOVE_SELF or IN_DELETE_SELF see them, so its client is
+	// not recalled for the events it causes (beginChange, deleg.go). WRITE
+	// and the like only change data: IN_MODIFY, not watched.
+	opChangesFile
+	// opKeepsMemo: changes nothing the attribute memo of a LOOKUP
+	// describes (compound.memo); any other op forgets it.
+	opKeepsMemo
 	// opDataReply: the result carries file data, which the slot cache
 	// does not keep but reads again on a retransmit (slotcache.go). Such a
-	// result is never cut back once planned.
+	// result is never cut back once planned, and metrics time it to the
+	// end of its reads.
 	opDataReply
 	// opUntimed: so cheap that reading the clock would cost as much as the
 	// op; metrics count it and give its time to the op after it.
@@ -92,94 +128,141 @@ const (
 // NFSv4.2 and RFC 8276 has a name; numbers without an entry are
 // NFS4ERR_OP_ILLEGAL.
 var opTable = [nfs4.OpRemovexattr + 1]opInfo{
-	nfs4.OpAccess:             {name: "ACCESS", flags: opInline, run: opAccess, rsize: fixed(8), skip: skipN(4)},
-	nfs4.OpClose:              {name: "CLOSE", flags: opModifies | opInline, run: opClose, rsize: fixed(stateidLen), skip: skipN(4 + stateidLen)},
-	nfs4.OpCommit:             {name: "COMMIT", flags: opModifies, run: opCommit, rsize: fixed(verifierLen)},
-	nfs4.OpCreate:             {name: "CREATE", flags: opModifies, run: opCreate, rsize: fixed(changeInfoLen + bitmapMax)},
-	nfs4.OpDelegPurge:         {name: "DELEGPURGE", run: opDelegPurge, rsize: fixed(0)},
-	nfs4.OpDelegReturn:        {name: "DELEGRETURN", flags: opModifies, run: opDelegReturn, rsize: fixed(0)},
-	nfs4.OpGetattr:            {name: "GETATTR", flags: opInline, run: opGetattr, rsize: getattrRsize, skip: skipBitmap},
-	nfs4.OpGetfh:              {name: "GETFH", flags: opInline | opUntimed, run: opGetfh, rsize: fixed(4 + nfs4.FHSize), skip: skipN(0)},
-	nfs4.OpLink:               {name: "LINK", flags: opModifies, run: opLink, rsize: fixed(changeInfoLen)},
-	nfs4.OpLock:               {name: "LOCK", flags: opModifies, run: opLock, rsize: fixed(max(stateidLen, lockDeniedMax))},
-	nfs4.OpLockt:              {name: "LOCKT", run: opLockt, rsize: fixed(lockDeniedMax)},
-	nfs4.OpLocku:              {name: "LOCKU", flags: opModifies, run: opLocku, rsize: fixed(stateidLen)},
-	nfs4.OpLookup:             {name: "LOOKUP", run: opLookup, rsize: fixed(0)},
-	nfs4.OpLookupp:            {name: "LOOKUPP", run: opLookupp, rsize: fixed(0)},
-	nfs4.OpNverify:            {name: "NVERIFY", run: opNverify, rsize: fixed(0)},
-	nfs4.OpOpen:               {name: "OPEN", flags: opModifies, run: opOpen, rsize: fixed(stateidLen + changeInfoLen + 4 + bitmapMax + openDelegMax)},
-	nfs4.OpOpenattr:           {name: "OPENATTR", run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpOpenConfirm:        {name: "OPEN_CONFIRM", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only (RFC 8881 section 18: MUST NOT in 4.1)
-	nfs4.OpOpenDowngrade:      {name: "OPEN_DOWNGRADE", flags: opModifies, run: opOpenDowngrade, rsize: fixed(stateidLen)},
-	nfs4.OpPutfh:              {name: "PUTFH", flags: opInline | opUntimed, run: opPutfh, rsize: fixed(0), skip: skipFH},
-	nfs4.OpPutpubfh:           {name: "PUTPUBFH", flags: opInline | opUntimed, run: opPutrootfh, rsize: fixed(0), skip: skipN(0)},
-	nfs4.OpPutrootfh:          {name: "PUTROOTFH", flags: opInline | opUntimed, run: opPutrootfh, rsize: fixed(0), skip: skipN(0)},
-	nfs4.OpRead:               {name: "READ", flags: opInline | opDataReply, run: opRead, rsize: readRsize, skip: skipN(stateidLen + 8 + 4)},
-	nfs4.OpReaddir:            {name: "READDIR", run: opReaddir, rsize: readdirRsize},
-	nfs4.OpReadlink:           {name: "READLINK", run: opReadlink, rsize: fixed(4 + nfs4.MaxPathLen)},
-	nfs4.OpRemove:             {name: "REMOVE", flags: opModifies, run: opRemove, rsize: fixed(changeInfoLen)},
-	nfs4.OpRename:             {name: "RENAME", flags: opModifies, run: opRename, rsize: fixed(2 * changeInfoLen)},
-	nfs4.OpRenew:              {name: "RENEW", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only
-	nfs4.OpRestorefh:          {name: "RESTOREFH", flags: opInline | opUntimed, run: opRestorefh, rsize: fixed(0), skip: skipN(0)},
-	nfs4.OpSavefh:             {name: "SAVEFH", flags: opInline | opUntimed, run: opSavefh, rsize: fixed(0), skip: skipN(0)},
-	nfs4.OpSecinfo:            {name: "SECINFO", run: opSecinfo, rsize: fixed(secinfoMax)},
-	nfs4.OpSetattr:            {name: "SETATTR", flags: opModifies, run: opSetattr, rsize: fixed(bitmapMax)},
+	nfs4.OpAccess: {name: "ACCESS", flags: opNeedFH | opInline | opByFD | opKeepsMemo, run: opAccess,
+		rsize: fixed(8), args: fixedArgs(decodeAccess)},
+	nfs4.OpClose: {name: "CLOSE", flags: opNeedFH | opModifies | opInline, run: opClose,
+		rsize: fixed(stateidLen), args: fixedArgs(decodeClose)},
+	nfs4.OpCommit: {name: "COMMIT", flags: opNeedFH | opModifies, run: opCommit,
+		rsize: fixed(verifierLen), args: fixedArgs(decodeCommit)},
+	nfs4.OpCreate: {name: "CREATE", flags: opNeedFH | opModifies | opChangesFS, run: opCreate,
+		rsize: fixed(changeInfoLen + bitmapMax), args: argsOf(decodeCreate)},
+	nfs4.OpDelegPurge: {name: "DELEGPURGE", run: opDelegPurge, rsize: fixed(0), args: fixedArgs(decodeClientidArgs)},
+	nfs4.OpDelegReturn: {name: "DELEGRETURN", flags: opNeedFH | opModifies, run: opDelegReturn,
+		rsize: fixed(0), args: fixedArgs(decodeStateidArgs)},
+	nfs4.OpGetattr: {name: "GETATTR", flags: opNeedFH | opInline | opByFD | opKeepsMemo, run: opGetattr,
+		rsize: getattrRsize, args: argsOf(decodeGetattr), scan: scanGetattr},
+	nfs4.OpGetfh: {name: "GETFH", flags: opNeedFH | opInline | opUntimed | opKeepsMemo, run: opGetfh,
+		rsize: fixed(4 + nfs4.FHSize), args: noArgs},
+	nfs4.OpLink: {name: "LINK", flags: opNeedFH | opModifies | opChangesFS | opChangesFile, run: opLink,
+		rsize: fixed(changeInfoLen), args: argsOf(decodeLink)},
+	nfs4.OpLock: {name: "LOCK", flags: opNeedFH | opModifies, run: opLock,
+		rsize: fixed(max(stateidLen, lockDeniedMax)), args: argsOf(decodeLock)},
+	nfs4.OpLockt: {name: "LOCKT", flags: opNeedFH, run: opLockt,
+		rsize: fixed(lockDeniedMax), args: argsOf(decodeLockt)},
+	nfs4.OpLocku: {name: "LOCKU", flags: opNeedFH | opModifies, run: opLocku,
+		rsize: fixed(stateidLen), args: fixedArgs(decodeLocku)},
+	nfs4.OpLookup: {name: "LOOKUP", flags: opNeedFH, run: opLookup, rsize: fixed(0),
+		args: argsOf(decodeLookup), scan: scanLookup},
+	nfs4.OpLookupp: {name: "LOOKUPP", flags: opNeedFH, run: opLookupp, rsize: fixed(0), args: noArgs},
+	nfs4.OpNverify: {name: "NVERIFY", flags: opNeedFH, run: opNverify, rsize: fixed(0), args: argsOf(decodeVerify)},
+	nfs4.OpOpen: {name: "OPEN", flags: opNeedFH | opModifies | opChangesFile, run: opOpen,
+		rsize: fixed(stateidLen + changeInfoLen + 4 + bitmapMax + openDelegMax), args: argsOf(decodeOpen)},
+	nfs4.OpOpenattr:    {name: "OPENATTR", run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpOpenConfirm: {name: "OPEN_CONFIRM", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only (RFC 8881 section 18: MUST NOT in 4.1)
+	nfs4.OpOpenDowngrade: {name: "OPEN_DOWNGRADE", flags: opNeedFH | opModifies, run: opOpenDowngrade,
+		rsize: fixed(stateidLen), args: fixedArgs(decodeOpenDowngrade)},
+	nfs4.OpPutfh: {name: "PUTFH", flags: opInline | opUntimed, run: opPutfh, rsize: fixed(0),
+		args: argsOf(decodePutfh), scan: scanPutfh},
+	nfs4.OpPutpubfh: {name: "PUTPUBFH", flags: opInline | opUntimed, run: opPutrootfh, rsize: fixed(0),
+		args: noArgs, scan: scanRootfh},
+	nfs4.OpPutrootfh: {name: "PUTROOTFH", flags: opInline | opUntimed, run: opPutrootfh, rsize: fixed(0),
+		args: noArgs, scan: scanRootfh},
+	nfs4.OpRead: {name: "READ", flags: opNeedFH | opInline | opByFD | opDataReply, run: opRead,
+		rsize: readRsize, args: fixedArgs(decodeRead)},
+	nfs4.OpReaddir: {name: "READDIR", flags: opNeedFH, run: opReaddir,
+		rsize: readdirRsize, args: argsOf(decodeReaddir)},
+	nfs4.OpReadlink: {name: "READLINK", flags: opNeedFH, run: opReadlink,
+		rsize: fixed(4 + nfs4.MaxPathLen), args: noArgs},
+	nfs4.OpRemove: {name: "REMOVE", flags: opNeedFH | opModifies | opChangesFS | opChangesFile, run: opRemove,
+		rsize: fixed(changeInfoLen), args: argsOf(decodeRemove)},
+	nfs4.OpRename: {name: "RENAME", flags: opNeedFH | opModifies | opChangesFS | opChangesFile, run: opRename,
+		rsize: fixed(2 * changeInfoLen), args: argsOf(decodeRename)},
+	nfs4.OpRenew: {name: "RENEW", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only
+	nfs4.OpRestorefh: {name: "RESTOREFH", flags: opInline | opUntimed, run: opRestorefh, rsize: fixed(0),
+		args: noArgs, scan: scanRestorefh},
+	nfs4.OpSavefh: {name: "SAVEFH", flags: opNeedFH | opInline | opUntimed, run: opSavefh, rsize: fixed(0),
+		args: noArgs, scan: scanSavefh},
+	nfs4.OpSecinfo: {name: "SECINFO", flags: opNeedFH, run: opSecinfo,
+		rsize: fixed(secinfoMax), args: argsOf(decodeSecinfo)},
+	nfs4.OpSetattr:            {name: "SETATTR", flags: opModifies | opChangesFile, run: opSetattr, rsize: fixed(bitmapMax)},
 	nfs4.OpSetclientid:        {name: "SETCLIENTID", run: opNotsupp, rsize: fixed(0)},         // NFSv4.0 only
 	nfs4.OpSetclientidConfirm: {name: "SETCLIENTID_CONFIRM", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only
-	nfs4.OpVerify:             {name: "VERIFY", run: opVerify, rsize: fixed(0)},
-	nfs4.OpWrite:              {name: "WRITE", flags: opModifies, run: opWrite, rsize: fixed(4 + 4 + verifierLen)},
+	nfs4.OpVerify: {name: "VERIFY", flags: opNeedFH, run: opVerify,
+		rsize: fixed(0), args: argsOf(decodeVerify)},
+	nfs4.OpWrite: {name: "WRITE", flags: opNeedFH | opModifies | opChangesFS, run: opWrite,
+		rsize: fixed(4 + 4 + verifierLen), args: argsOf(decodeWrite), dataAt: writeDataAt},
 	// RELEASE_LOCKOWNER is NFSv4.0 only: RFC 8881 marks it MUST NOT
 	// implement for 4.1, where FREE_STATEID and CLOSE do its work.
 	nfs4.OpReleaseLockowner: {name: "RELEASE_LOCKOWNER", run: opNotsupp, rsize: fixed(0)},
 
-	nfs4.OpBackchannelCtl:    {name: "BACKCHANNEL_CTL", minor: 1, flags: opModifies, run: opBackchannelCtl, rsize: fixed(0)},
-	nfs4.OpBindConnToSession: {name: "BIND_CONN_TO_SESSION", minor: 1, flags: opSessionless | opOnlyOp | opModifies, run: opBindConnToSession, rsize: fixed(nfs4.SessionIDSize + 4 + 4)},
+	nfs4.OpBackchannelCtl: {name: "BACKCHANNEL_CTL", minor: 1, flags: opModifies, run: opBackchannelCtl, rsize: fixed(0)},
+	nfs4.OpBindConnToSession: {name: "BIND_CONN_TO_SESSION", minor: 1, flags: opSessionless | opOnlyOp | opModifies, run: opBindConnToSession,
+		rsize: fixed(nfs4.SessionIDSize + 4 + 4), args: fixedArgs(decodeBindConn)},
 	// EXCHANGE_ID4resok: clientid, sequenceid, flags, state_protect4_r
 	// (SP4_NONE), server_owner4, server_scope, one nfs_impl_id4.
 	nfs4.OpExchangeID: {name: "EXCHANGE_ID", minor: 1, flags: opSessionless | opModifies, run: opExchangeID,
 		rsize: fixed(8 + 4 + 4 + 4 + (8 + opaqueMax) + opaqueMax + 4 + (opaqueMax + opaqueMax + 12))},
 	// CREATE_SESSION4resok: session id, sequence, flags, two channel_attrs4
 	// (six counts and an rdma_ird array of at most one).
-	nfs4.OpCreateSession:    {name: "CREATE_SESSION", minor: 1, flags: opSessionless | opModifies, run: opCreateSession, rsize: fixed(nfs4.SessionIDSize + 4 + 4 + 2*(6*4+4+4))},
-	nfs4.OpDestroySession:   {name: "DESTROY_SESSION", minor: 1, flags: opSessionless | opModifies, run: opDestroySession, rsize: fixed(0)},
-	nfs4.OpFreeStateid:      {name: "FREE_STATEID", minor: 1, flags: opModifies, run: opFreeStateid, rsize: fixed(0)},
+	nfs4.OpCreateSession: {name: "CREATE_SESSION", minor: 1, flags: opSessionless | opModifies, run: opCreateSession, rsize: fixed(nfs4.SessionIDSize + 4 + 4 + 2*(6*4+4+4))},
+	nfs4.OpDestroySession: {name: "DESTROY_SESSION", minor: 1, flags: opSessionless | opModifies, run: opDestroySession,
+		rsize: fixed(0), args: fixedArgs(decodeDestroySession)},
+	nfs4.OpFreeStateid: {name: "FREE_STATEID", minor: 1, flags: opModifies, run: opFreeStateid,
+		rsize: fixed(0), args: fixedArgs(decodeStateidArgs)},
 	nfs4.OpGetDirDelegation: {name: "GET_DIR_DELEGATION", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpGetdeviceinfo:    {name: "GETDEVICEINFO", minor: 1, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpGetdevicelist:    {name: "GETDEVICELIST", minor: 1, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpLayoutcommit:     {name: "LAYOUTCOMMIT", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpLayoutget:        {name: "LAYOUTGET", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpLayoutreturn:     {name: "LAYOUTRETURN", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpSecinfoNoName:    {name: "SECINFO_NO_NAME", minor: 1, run: opSecinfoNoName, rsize: fixed(secinfoMax)},
-	nfs4.OpSequence:         {name: "SEQUENCE", minor: 1, flags: opFirstOnly | opInline | opUntimed, run: opSequence, rsize: fixed(nfs4.SessionIDSize + 5*4), skip: skipN(nfs4.SessionIDSize + 16)},
-	nfs4.OpSetSSV:           {name: "SET_SSV", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpTestStateid:      {name: "TEST_STATEID", minor: 1, run: opTestStateid, rsize: testStateidRsize},
-	nfs4.OpWantDelegation:   {name: "WANT_DELEGATION", minor: 1, flags: opModifies, run: opWantDelegation, rsize: fixed(openDelegMax)},
-	nfs4.OpDestroyClientid:  {name: "DESTROY_CLIENTID", minor: 1, flags: opSessionless | opModifies, run: opDestroyClientid, rsize: fixed(0)},
-	nfs4.OpReclaimComplete:  {name: "RECLAIM_COMPLETE", minor: 1, flags: opModifies, run: opReclaimComplete, rsize: fixed(0)},
+	nfs4.OpSecinfoNoName: {name: "SECINFO_NO_NAME", minor: 1, flags: opNeedFH, run: opSecinfoNoName,
+		rsize: fixed(secinfoMax), args: fixedArgs(decodeSecinfoNoName)},
+	nfs4.OpSequence: {name: "SEQUENCE", minor: 1, flags: opFirstOnly | opInline | opUntimed, run: opSequence,
+		rsize: fixed(nfs4.SessionIDSize + 5*4), args: fixedArgs(decodeSequence)},
+	nfs4.OpSetSSV:      {name: "SET_SSV", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpTestStateid: {name: "TEST_STATEID", minor: 1, run: opTestStateid, rsize: testStateidRsize},
+	nfs4.OpWantDelegation: {name: "WANT_DELEGATION", minor: 1, flags: opNeedFH | opModifies, run: opWantDelegation,
+		rsize: fixed(openDelegMax), args: argsOf(decodeWantDelegation)},
+	nfs4.OpDestroyClientid: {name: "DESTROY_CLIENTID", minor: 1, flags: opSessionless | opModifies, run: opDestroyClientid,
+		rsize: fixed(0), args: fixedArgs(decodeClientidArgs)},
+	nfs4.OpReclaimComplete: {name: "RECLAIM_COMPLETE", minor: 1, flags: opModifies, run: opReclaimComplete,
+		rsize: fixed(0), args: fixedArgs(decodeReclaimComplete)},
 
-	nfs4.OpAllocate: {name: "ALLOCATE", minor: 2, flags: opModifies, run: opAllocate, rsize: fixed(0)},
+	nfs4.OpAllocate: {name: "ALLOCATE", minor: 2, flags: opNeedFH | opModifies | opChangesFS, run: opAllocate,
+		rsize: fixed(0), args: fixedArgs(decodeAllocate)},
 	// COPY4res: write_response4 (the callback id of an asynchronous
 	// copy, count, committed, verifier) and copy_requirements4; on
 	// NFS4ERR_OFFLOAD_NO_REQS only the requirements.
-	nfs4.OpCopy:          {name: "COPY", minor: 2, flags: opModifies, run: opCopy, rsize: fixed((4 + stateidLen) + 8 + 4 + verifierLen + 4 + 4)},
-	nfs4.OpCopyNotify:    {name: "COPY_NOTIFY", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpDeallocate:    {name: "DEALLOCATE", minor: 2, flags: opModifies, run: opDeallocate, rsize: fixed(0)},
-	nfs4.OpIOAdvise:      {name: "IO_ADVISE", minor: 2, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpLayouterror:   {name: "LAYOUTERROR", minor: 2, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpLayoutstats:   {name: "LAYOUTSTATS", minor: 2, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpOffloadCancel: {name: "OFFLOAD_CANCEL", minor: 2, flags: opModifies, run: opOffloadCancel, rsize: fixed(0)},
+	nfs4.OpCopy: {name: "COPY", minor: 2, flags: opNeedFH | opModifies | opChangesFS, run: opCopy,
+		rsize: fixed((4 + stateidLen) + 8 + 4 + verifierLen + 4 + 4), args: argsOf(decodeCopy)},
+	nfs4.OpCopyNotify: {name: "COPY_NOTIFY", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpDeallocate: {name: "DEALLOCATE", minor: 2, flags: opNeedFH | opModifies | opChangesFS, run: opDeallocate,
+		rsize: fixed(0), args: fixedArgs(decodeAllocate)},
+	nfs4.OpIOAdvise:    {name: "IO_ADVISE", minor: 2, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpLayouterror: {name: "LAYOUTERROR", minor: 2, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpLayoutstats: {name: "LAYOUTSTATS", minor: 2, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpOffloadCancel: {name: "OFFLOAD_CANCEL", minor: 2, flags: opNeedFH | opModifies, run: opOffloadCancel,
+		rsize: fixed(0), args: fixedArgs(decodeStateidArgs)},
 	// OFFLOAD_STATUS4resok: count and an optional completion status.
-	nfs4.OpOffloadStatus: {name: "OFFLOAD_STATUS", minor: 2, run: opOffloadStatus, rsize: fixed(8 + 4 + 4)},
-	nfs4.OpReadPlus:      {name: "READ_PLUS", minor: 2, flags: opInline | opDataReply, run: opReadPlus, rsize: readPlusRsize, skip: skipN(stateidLen + 8 + 4)},
-	nfs4.OpSeek:          {name: "SEEK", minor: 2, run: opSeek, rsize: fixed(4 + 8), skip: skipN(stateidLen + 8 + 4)},
-	nfs4.OpWriteSame:     {name: "WRITE_SAME", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpClone:         {name: "CLONE", minor: 2, flags: opModifies, run: opClone, rsize: fixed(0)},
+	nfs4.OpOffloadStatus: {name: "OFFLOAD_STATUS", minor: 2, flags: opNeedFH, run: opOffloadStatus,
+		rsize: fixed(8 + 4 + 4), args: fixedArgs(decodeStateidArgs)},
+	nfs4.OpReadPlus: {name: "READ_PLUS", minor: 2, flags: opNeedFH | opInline | opByFD | opDataReply, run: opReadPlus,
+		rsize: readPlusRsize, args: fixedArgs(decodeRead), scan: scanReadPlus},
+	nfs4.OpSeek: {name: "SEEK", minor: 2, flags: opNeedFH, run: opSeek,
+		rsize: fixed(4 + 8), args: fixedArgs(decodeSeek)},
+	nfs4.OpWriteSame: {name: "WRITE_SAME", minor: 2, flags: opModifies | opChangesFS, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpClone: {name: "CLONE", minor: 2, flags: opNeedFH | opModifies | opChangesFS, run: opClone,
+		rsize: fixed(0), args: fixedArgs(decodeCopyArgs)},
 
 	// RFC 8276 extended attributes, an extension of NFSv4.2.
-	nfs4.OpGetxattr:    {name: "GETXATTR", minor: 2, run: opGetxattr, rsize: fixed(4 + xattrValueMax)},
-	nfs4.OpSetxattr:    {name: "SETXATTR", minor: 2, flags: opModifies, run: opSetxattr, rsize: fixed(changeInfoLen)},
-	nfs4.OpListxattrs:  {name: "LISTXATTRS", minor: 2, run: opListxattrs, rsize: listxattrsRsize},
-	nfs4.OpRemovexattr: {name: "REMOVEXATTR", minor: 2, flags: opModifies, run: opRemovexattr, rsize: fixed(changeInfoLen)},
+	nfs4.OpGetxattr: {name: "GETXATTR", minor: 2, flags: opNeedFH, run: opGetxattr,
+		rsize: fixed(4 + xattrValueMax), args: checkedArgsOf(decodeGetxattr)},
+	nfs4.OpSetxattr: {name: "SETXATTR", minor: 2, flags: opNeedFH | opModifies | opChangesFS | opChangesFile, run: opSetxattr,
+		rsize: fixed(changeInfoLen), args: checkedArgsOf(decodeSetxattr)},
+	nfs4.OpListxattrs: {name: "LISTXATTRS", minor: 2, flags: opNeedFH, run: opListxattrs,
+		rsize: listxattrsRsize, args: checkedArgsOf(decodeListxattrs)},
+	nfs4.OpRemovexattr: {name: "REMOVEXATTR", minor: 2, flags: opNeedFH | opModifies | opChangesFS | opChangesFile, run: opRemovexattr,
+		rsize: fixed(changeInfoLen), args: checkedArgsOf(decodeRemovexattr)},
 }
 
 // lookupOp returns op's entry, or nil for a number that names no
@@ -217,8 +300,7 @@ func (c *compound) peekArgs() xdr.Decoder { return *c.d }
 // server's maximum), padded.
 func readRsize(c *compound) int {
 	d := c.peekArgs()
-	d.Skip(stateidLen + 8)
-	return 4 + 4 + xdrLen(min(int(d.Uint32()), c.s.cfg.MaxIO))
+	return 4 + 4 + xdrLen(min(int(decodeRead(&d).count), c.s.cfg.MaxIO))
 }
 
 // readPlusRsize is READ_PLUS4resok: eof, the segment count, and the data
@@ -226,24 +308,22 @@ func readRsize(c *compound) int {
 // bigger than a data segment's header plus padding.
 func readPlusRsize(c *compound) int {
 	d := c.peekArgs()
-	d.Skip(stateidLen + 8)
-	return 4 + 4 + min(int(d.Uint32()), c.s.cfg.MaxIO) + maxSegments*(4+8+8)
+	return 4 + 4 + min(int(decodeRead(&d).count), c.s.cfg.MaxIO) + maxSegments*(4+8+8)
 }
 
 // readdirRsize is READDIR4resok, which the client bounds with maxcount
 // (RFC 8881 section 18.23.3); the encoder also keeps it to the room left.
 func readdirRsize(c *compound) int {
 	d := c.peekArgs()
-	d.Skip(8 + verifierLen + 4)
-	return int(d.Uint32())
+	return int(decodeReaddir(&d).maxcount)
 }
 
 // listxattrsRsize is LISTXATTRS4resok, bounded by lxa_maxcount (RFC 8276
 // section 8.4.3.2): cookie, then names and eof within maxcount.
 func listxattrsRsize(c *compound) int {
 	d := c.peekArgs()
-	d.Skip(8)
-	return 8 + int(d.Uint32())
+	a, _ := decodeListxattrs(&d)
+	return 8 + int(a.maxcount)
 }
 
 // testStateidRsize is one status per stateid asked about.
@@ -256,7 +336,7 @@ func testStateidRsize(c *compound) int {
 // attribute asked for that the server can return.
 func getattrRsize(c *compound) int {
 	d := c.peekArgs()
-	return fattrBound(nfs4.DecodeBitmap(&d))
+	return fattrBound(decodeGetattr(&d).attrs)
 }
 
 // fattrBound bounds an encoded fattr4 for the attributes in req.
@@ -290,9 +370,61 @@ func attrBound(a int) int {
 // xdrLen is n rounded up to XDR's 4-byte units.
 func xdrLen(n int) int { return (n + 3) &^ 3 }
 
-func skipN(n int) func(d *xdr.Decoder) {
-	return func(d *xdr.Decoder) { d.Skip(n) }
+// argShape is an op's argument as its decoder reads it.
+type argShape struct {
+	// read decodes the argument and returns the decoder's verdict:
+	// nfs4.OK, NFS4ERR_BADXDR, or an op's own decode check (SETXATTR's
+	// option).
+	read func(d *xdr.Decoder) uint32
+	// size, when not 0, is the argument's length whatever its values
+	// (fixedArgs): the quick scans skip that many bytes rather than
+	// decode them.
+	size int
 }
 
-func skipFH(d *xdr.Decoder)     { d.Opaque(nfs4.FHSize) }
-func skipBitmap(d *xdr.Decoder) { nfs4.DecodeBitmap(d) }
+// skip moves d past the argument, and reports whether the decoder
+// accepted it (a decoder's own check may stop it midway).
+func (a *argShape) skip(d *xdr.Decoder) bool {
+	if a.size > 0 {
+		d.Skip(a.size)
+		return d.Err() == nil
+	}
+	return a.read(d) == nfs4.OK
+}
+
+// argsOf is the argShape of the decoder an op's handler uses.
+func argsOf[A any](decode func(*xdr.Decoder) A) argShape {
+	return argShape{read: func(d *xdr.Decoder) uint32 {
+		decode(d)
+		if d.Err() != nil {
+			return nfs4.ErrBadXDR
+		}
+		return nfs4.OK
+	}}
+}
+
+// fixedArgs is argsOf for an argument of one length whatever its values
+// (no opaque, array or union in it), measured once by decoding zeros.
+// The hot ops' (SEQUENCE, READ...) are skipped in a single step in the
+// quick scans; TestOpTableComplete checks the length holds for other
+// values.
+func fixedArgs[A any](decode func(*xdr.Decoder) A) argShape {
+	a := argsOf(decode)
+	var d xdr.Decoder
+	d.Reset(make([]byte, 256))
+	decode(&d)
+	a.size = d.Offset()
+	return a
+}
+
+// checkedArgsOf is argsOf for a decoder that checks what it reads and
+// answers a status of its own (the xattr ops, as knfsd's decoders).
+func checkedArgsOf[A any](decode func(*xdr.Decoder) (A, uint32)) argShape {
+	return argShape{read: func(d *xdr.Decoder) uint32 {
+		_, s := decode(d)
+		return s
+	}}
+}
+
+// noArgs is the argShape of an op that has none.
+var noArgs = argShape{read: func(*xdr.Decoder) uint32 { return nfs4.OK }}

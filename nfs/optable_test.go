@@ -63,9 +63,9 @@ func rsizeViolations() []string {
 }
 
 // notImplemented are the ops answered NFS4ERR_NOTSUPP: NFSv4.0-only ones
-// (RFC 8881 section 18 forbids them in 4.1), pNFS, delegations, named
-// attributes, VERIFY/NVERIFY, server-side copy offload, and (for now) the
-// RFC 8276 xattr ops.
+// (RFC 8881 section 18 forbids them in 4.1), pNFS, directory delegations,
+// named attributes, SET_SSV, inter-server copy (COPY_NOTIFY), IO_ADVISE
+// and WRITE_SAME.
 var notImplemented = []uint32{
 	nfs4.OpOpenattr, nfs4.OpOpenConfirm,
 	nfs4.OpRenew, nfs4.OpSetclientid, nfs4.OpSetclientidConfirm, nfs4.OpReleaseLockowner,
@@ -116,8 +116,24 @@ func TestOpTableComplete(t *testing.T) {
 		if isNotsupp(info.run) != notsupp[op] {
 			t.Errorf("%s: NOTSUPP handler %v, want %v", info.name, isNotsupp(info.run), notsupp[op])
 		}
-		if info.flags&opInline != 0 && info.skip == nil {
-			t.Errorf("%s: inline without an argument skipper", info.name)
+		if info.flags&(opInline|opNeedFH) != 0 && info.args.read == nil {
+			t.Errorf("%s: inline or needing a filehandle, without an argument reader", info.name)
+		}
+		if info.dataAt != nil && info.args.read == nil {
+			t.Errorf("%s: data without an argument reader", info.name)
+		}
+		if n := info.args.size; n > 0 {
+			// A fixed length holds for other values than the zeros
+			// it was measured with (ones make every bool true and
+			// every union take its first arm after the zero one).
+			ones := make([]byte, 256)
+			for i := 3; i < len(ones); i += 4 {
+				ones[i] = 1
+			}
+			d := xdr.NewDecoder(ones)
+			if st := info.args.read(d); st != nfs4.OK || d.Offset() != n {
+				t.Errorf("%s: fixed argument of %d bytes reads %d (status %d)", info.name, n, d.Offset(), st)
+			}
 		}
 		// A modifying op on the event loop must touch memory only; CLOSE
 		// is the one vetted for it (opClose: the state table alone).
