@@ -216,7 +216,7 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	}
 	if st == nfs4.OK {
 		c.keepResult = false
-		changer := c.beginChange(info) // deleg.go: inotify events it causes
+		changer := c.beginChange(info) // state_deleg.go: inotify events it causes
 		if rsizeCheck != nil {
 			st = c.runChecked(op, info, segs)
 		} else {

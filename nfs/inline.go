@@ -23,7 +23,7 @@ import (
 // root can wait on the disk when its dentries were evicted. The worker's
 // open is kept, so the next request is inline. So does a READ_PLUS whose
 // extents are not cached (extentsKnown): SEEK_DATA/SEEK_HOLE wait for the
-// inode's lock behind writers (op_read.go, planSegmentsLoop); the
+// inode's lock behind writers (op_readplus.go, planSegmentsLoop); the
 // worker's walk is cached. One LOOKUP right after such a PUTFH is inline
 // too when the kernel's dentry cache answers it (lookupCached): the stat
 // of mdtest and of every client's path walk; a GETATTR of the child it
@@ -101,7 +101,7 @@ func scanLookup(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
 // scanGetattr: GETATTR of a LOOKUP's child answers from the LOOKUP's own
 // fstatat (compound.recall); of another node it needs a descriptor open
 // (opByFD). While a write delegation is out, GETATTR may wait for
-// CB_GETATTR (deleg.go).
+// CB_GETATTR (state_deleg.go).
 func scanGetattr(sc inlineScan, d *xdr.Decoder) (inlineScan, bool) {
 	decodeGetattr(d)
 	if sc.cur != lookedUp && !sc.fdOpen() {
@@ -138,7 +138,7 @@ func scanRestorefh(sc inlineScan, _ *xdr.Decoder) (inlineScan, bool) {
 
 // extentsKnown reports, for Inline, whether a READ_PLUS of count bytes at
 // off would find all its extents in n's extent cache, so that it walks
-// none with lseek on the loop (op_read.go, planSegmentsLoop). It takes
+// none with lseek on the loop (op_readplus.go, planSegmentsLoop). It takes
 // n's lock only if free. The cache is checked against the last walk's
 // size and this server's changes, not the file's ctime, which needs an
 // fstat: a file changed by a local process since is found stale when the

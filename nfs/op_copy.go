@@ -10,7 +10,7 @@ import (
 // COPY, OFFLOAD_STATUS and OFFLOAD_CANCEL (RFC 7862 sections 15.2, 15.9,
 // 15.8). A synchronous COPY copies at most syncCopyMax and answers with
 // the short count; an asynchronous one runs on its own goroutine
-// (copy_async.go) and ends with CB_OFFLOAD.
+// (state_copy.go) and ends with CB_OFFLOAD.
 
 // syncCopyMax caps the bytes one synchronous COPY copies, as knfsd's
 // nfsd_copy_file_range caps each call at 4 MiB "to prevent indefinitely

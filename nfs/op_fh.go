@@ -190,7 +190,7 @@ func opGetattr(c *compound) uint32 {
 	if s := c.statFH(&st); s != nfs4.OK {
 		return s
 	}
-	c.delegAttrs(c.cfh, req, &st) // another client's write delegation (deleg.go)
+	c.delegAttrs(c.cfh, req, &st) // another client's write delegation (state_deleg.go)
 	c.s.encodeFattr(c.e, req, &attrSource{n: c.cfh, st: &st})
 	return nfs4.OK
 }

@@ -226,7 +226,7 @@ func opRemove(c *compound) uint32 {
 	var st unix.Stat_t
 	gone := unix.Fstatat(dir.fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW)
 	if gone == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-		if s := c.breakDelegsOf(&st); s != nfs4.OK { // deleg.go
+		if s := c.breakDelegsOf(&st); s != nfs4.OK { // state_deleg.go
 			dir.done()
 			return s
 		}

@@ -1,6 +1,8 @@
 package nfs
 
 import (
+	"encoding/binary"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -436,4 +438,114 @@ func (c *compound) checkDelegClaim(sid nfs4.Stateid, n *node) uint32 {
 		return nfs4.ErrBadStateid
 	}
 	return nfs4.OK
+}
+
+// createFile creates (or, for UNCHECKED, opens) a regular file for OPEN, as
+// the caller.
+func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
+	dir := c.cfh
+	flags := unix.O_RDWR | unix.O_CREAT
+	if a.createMode != nfs4.CreateUnchecked {
+		flags |= unix.O_EXCL
+	}
+	mode := uint32(0o644)
+	if a.attrs.mask.Has(nfs4.AttrMode) {
+		mode = a.attrs.mode
+	}
+	dfd, err := dir.dirFD()
+	if err != nil {
+		if err == unix.ENOENT {
+			err = unix.ESTALE
+		}
+		return nil, errno(err)
+	}
+	defer dir.unpin()
+	fd, err := dir.exp.createIn(c.cred, dfd, string(a.name), flags, mode)
+	exclusive := a.createMode == nfs4.CreateExclusive || a.createMode == nfs4.CreateExclusive41
+	if err == unix.EEXIST && exclusive {
+		return c.exclusiveRetry(dir, dfd, string(a.name), a.verf)
+	}
+	if err != nil {
+		return nil, errno(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, errno(err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, openableType(&st)
+	}
+	n, err := c.s.nodeAt(dir, dfd, string(a.name), &st)
+	if err != nil {
+		unix.Close(fd)
+		return nil, errno(err)
+	}
+	// Pinned while fd is used below: once adopted, the descriptor cache
+	// may otherwise close it (and the number be reused by another open)
+	// before applyAttrs and commitMeta are done with it.
+	n.pin()
+	defer n.unpin()
+	// The descriptor opened by the create becomes the file's read-write
+	// descriptor, so the OPEN that follows needs no second open.
+	if !n.adoptWriteFD(fd) {
+		defer unix.Close(fd)
+	}
+	// A file created now has ctime == mtime == atime to the nanosecond,
+	// and no other opener yet; an UNCHECKED open of an old file has not.
+	res.created = flags&unix.O_EXCL != 0 || st.Size == 0 && st.Ctim == st.Mtim
+	attrs := a.attrs
+	if attrs.mask.Has(nfs4.AttrMode) && st.Mode&0o7777 == attrs.mode {
+		attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32) // already right (no umask)
+	}
+	if exclusive {
+		attrs.mask.Set(nfs4.AttrTimeAccessSet)
+		attrs.mask.Set(nfs4.AttrTimeModifySet)
+		attrs.atime, attrs.mtime = verfTimes(a.verf)
+	}
+	if res.created || attrs.mask.Has(nfs4.AttrSize) {
+		err = asCaller(c.cred, func() error {
+			var err error
+			res.attrset, err = applyAttrs(fd, fd, &attrs)
+			return err
+		})
+		if attrs.mask.Has(nfs4.AttrSize) {
+			n.extent.changed()
+		}
+		if err != nil {
+			return nil, errno(err)
+		}
+	}
+	if a.attrs.mask.Has(nfs4.AttrMode) {
+		res.attrset.Set(nfs4.AttrMode)
+	}
+	if res.created || attrs.mask.Has(nfs4.AttrSize) {
+		if s := c.commitMeta(dfd, fd); s != nfs4.OK {
+			return nil, s
+		}
+	}
+	return n, nfs4.OK
+}
+
+// verfTimes stores an exclusive-create verifier in atime and mtime seconds,
+// where a retransmitted create finds it.
+func verfTimes(v [8]byte) (atime, mtime unix.Timespec) {
+	return unix.Timespec{Sec: int64(binary.BigEndian.Uint32(v[:4]))},
+		unix.Timespec{Sec: int64(binary.BigEndian.Uint32(v[4:]))}
+}
+
+// exclusiveRetry answers an exclusive create of a file that exists: fine if
+// it carries the same verifier (a retransmit), else NFS4ERR_EXIST.
+func (c *compound) exclusiveRetry(dir *node, dirfd int, name string, verf [8]byte) (*node, uint32) {
+	var st unix.Stat_t
+	n, err := c.s.lookupChildAt(dir, dirfd, name, &st)
+	if err != nil {
+		return nil, errno(err)
+	}
+	at, mt := verfTimes(verf)
+	if st.Atim.Sec != at.Sec || st.Mtim.Sec != mt.Sec || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, nfs4.ErrExist
+	}
+	return n, nfs4.OK
 }

@@ -621,3 +621,18 @@ func opReclaimComplete(c *compound) uint32 {
 	}
 	return c.s.state.reclaimComplete(c.sess.client)
 }
+
+// opBackchannelCtl sets the session's callback program and security
+// (RFC 8881 section 18.33).
+func opBackchannelCtl(c *compound) uint32 {
+	prog := c.d.Uint32()
+	sec, ok := decodeCallbackSec(c.d)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if !ok {
+		return nfs4.ErrEncrAlgUnsupp
+	}
+	c.sess.setBackSec(prog, sec, ok)
+	return nfs4.OK
+}

@@ -213,3 +213,56 @@ func chmodFD(fd int, path string, mode uint32) error {
 // exclcreatAttrs can come with an EXCLUSIVE4_1 create. The times are not
 // among them: they hold the create verifier, as in the kernel server.
 var exclcreatAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner, nfs4.AttrOwnerGroup)
+
+func opSetattr(c *compound) uint32 {
+	sid := nfs4.DecodeStateid(c.d)
+	a, s := decodeNewAttrs(c.d)
+	c.keepResult = true
+	resPos := c.e.Pos()
+	nfs4.Bitmap{}.Encode(c.e)
+	if c.d.Err() != nil {
+		return nfs4.ErrBadXDR
+	}
+	if s != nfs4.OK {
+		return s
+	}
+	// Not the table's opNeedFH: this error result carries a bitmap too.
+	if c.cfh == nil {
+		return nfs4.ErrNofilehandle
+	}
+	n := c.cfh
+	if n.exp == nil || c.readOnlyFH() {
+		return nfs4.ErrRofs
+	}
+	wfd := -1
+	if a.mask.Has(nfs4.AttrSize) {
+		fd, s := c.writeTarget(sid)
+		if s != nfs4.OK {
+			return s
+		}
+		wfd = fd
+	}
+	pfd, release, err := n.anyFD()
+	if err != nil {
+		return errno(err)
+	}
+	defer release()
+	var done nfs4.Bitmap
+	err = asCaller(c.cred, func() error {
+		var err error
+		done, err = applyAttrs(pfd, wfd, &a)
+		return err
+	})
+	if a.mask.Has(nfs4.AttrSize) {
+		n.extent.changed()
+	}
+	if a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) || a.mask.Has(nfs4.AttrOwnerGroup) {
+		n.forgetPerm() // the next READ checks against the new mode
+	}
+	c.e.Truncate(resPos)
+	done.Encode(c.e)
+	if err != nil {
+		return errno(err)
+	}
+	return c.commitMeta(pfd)
+}

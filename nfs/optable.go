@@ -80,14 +80,14 @@ const (
 	opChangesFS
 	// opChangesFile: can change a file's attributes or names as inotify's
 	// IN_ATTRIB, IN_MOVE_SELF or IN_DELETE_SELF see them, so its client is
-	// not recalled for the events it causes (beginChange, deleg.go). WRITE
+	// not recalled for the events it causes (beginChange, state_deleg.go). WRITE
 	// and the like only change data: IN_MODIFY, not watched.
 	opChangesFile
 	// opKeepsMemo: changes nothing the attribute memo of a LOOKUP
 	// describes (compound.memo); any other op forgets it.
 	opKeepsMemo
 	// opDataReply: the result carries file data, which the slot cache
-	// does not keep but reads again on a retransmit (slotcache.go). Such a
+	// does not keep but reads again on a retransmit (state_slotcache.go). Such a
 	// result is never cut back once planned, and metrics time it to the
 	// end of its reads.
 	opDataReply

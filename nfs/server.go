@@ -56,12 +56,12 @@ type Config struct {
 	LeaseTime uint32
 	// GraceTime is the grace period after a restart in seconds (default:
 	// the lease time), during which clients of the previous boot reclaim
-	// their state (grace.go).
+	// their state (state_grace.go).
 	GraceTime uint32
 	// StateDir keeps what must survive a restart: the key that signs file
 	// handles. Empty: a key for this process only (tests).
 	StateDir string
-	// Caps on per-client state (defaults in limits.go). Past them a
+	// Caps on per-client state (defaults in state_limits.go). Past them a
 	// client gets an NFS error, never more of the server's memory.
 	MaxClients             int // client records (EXCHANGE_ID answers NFS4ERR_DELAY past it)
 	MaxClientsPerAddress   int // client records from one IP address (0: MaxClients/8, at least 16; NFS4ERR_DELAY past it, for that address only)
@@ -85,15 +85,15 @@ type Config struct {
 	// the server's user namespace (0 means 65534, nobody and nogroup).
 	AnonUID, AnonGID uint32
 	// Delegations lets OPEN grant read and write delegations to clients
-	// whose back channel answered CB_NULL (deleg.go). A kernel lease and
+	// whose back channel answered CB_NULL (state_deleg.go). A kernel lease and
 	// an inotify watch on each delegated file recall them when another
-	// process opens, renames, unlinks or changes it (lease.go). The
+	// process opens, renames, unlinks or changes it (vfs_lease.go). The
 	// command turns it on by default, as knfsd; the zero Config leaves it
 	// off.
 	Delegations bool
 	// UnlinkSweep is how often the descriptors the server keeps are
 	// checked for files whose last link is gone, to close them and make
-	// their handles stale (fdcache.go, sweepUnlinked). 0: 2s.
+	// their handles stale (vfs_fdcache.go, sweepUnlinked). 0: 2s.
 	UnlinkSweep time.Duration
 }
 
@@ -137,7 +137,7 @@ type Handler interface {
 
 // Conn is the protocol state of one transport connection: its id (for
 // session binding) and, when the engine installed a sender, the way to
-// call the client back on it (callback.go).
+// call the client back on it (state_callback.go).
 type Conn struct {
 	ID     uint64
 	Remote string
@@ -172,7 +172,7 @@ type Server struct {
 	fhKey *handleKey
 	stop  chan struct{}
 
-	copies copyTable // asynchronous COPYs (copy_async.go)
+	copies copyTable // asynchronous COPYs (state_copy.go)
 
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)

@@ -13,7 +13,7 @@ import (
 // conflicts with a courtesy client's state is that client expired, its
 // state released, and the request granted. Courtesy clients go anyway
 // after courtesyMax, and when the client table or the reply cache budget is
-// full (limits.go), the server's memory bound.
+// full (state_limits.go), the server's memory bound.
 
 // courtesyMax bounds how long a courtesy client keeps its state: knfsd's
 // NFSD_COURTESY_CLIENT_TIMEOUT, 24 hours.

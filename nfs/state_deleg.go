@@ -41,7 +41,7 @@ const (
 	// may ignore.
 	wantFlags = 0xffff0000
 	// cbProbeWait is how long an OPEN waits for the CB_NULL probe of a
-	// back channel just bound (callback.go, cbUp) before it grants no
+	// back channel just bound (state_callback.go, cbUp) before it grants no
 	// delegation.
 	cbProbeWait = time.Second
 )
@@ -162,7 +162,7 @@ func (t *stateTable) grant(cl *client, n *node, typ uint32) (nfs4.Stateid, uint3
 	defer t.mu.Unlock()
 	f := t.fileLocked(n)
 	for _, o := range f.opens {
-		// A read delegation's lease (lease.go) cannot be had while the
+		// A read delegation's lease (vfs_lease.go) cannot be had while the
 		// server holds the file open for writing, for this client too.
 		if o.access.Load()&nfs4.ShareAccessWrite != 0 && typ == nfs4.DelegateRead {
 			return nfs4.Stateid{}, nfs4.WhyNoDelegContention + 1
@@ -229,7 +229,7 @@ func (t *stateTable) detachDelegLocked(o *openState) {
 }
 
 // delegatedThrough reports whether a delegation on f was granted through
-// node n: the lease (lease.go) is taken on the descriptor of the node
+// node n: the lease (vfs_lease.go) is taken on the descriptor of the node
 // that granted, and a file reached through two exports has two nodes.
 func delegatedThrough(f *fileState, n *node) bool {
 	for _, o := range f.delegs {
@@ -251,7 +251,7 @@ func (t *stateTable) ungrant(sid nfs4.Stateid) {
 
 // guardDeleg takes the kernel lease (and inotify watch) that makes a
 // change to n by another process than the server recall its delegations
-// (lease.go), and reports whether n is guarded. A delegation returned
+// (vfs_lease.go), and reports whether n is guarded. A delegation returned
 // meanwhile leaves no lease behind.
 func (s *Server) guardDeleg(n *node, typ uint32) bool {
 	ok := takeLease(n, typ == nfs4.DelegateWrite, func(why int) { s.recallLocal(n, why) })
@@ -265,7 +265,7 @@ func (s *Server) guardDeleg(n *node, typ uint32) bool {
 }
 
 // recallLocal recalls the delegations on n for a change by another
-// process (lease.go): a lease break recalls them all and revokes those
+// process (vfs_lease.go): a lease break recalls them all and revokes those
 // not returned before the kernel gives up waiting for the lease
 // (lease-break-time); an inotify event recalls those of clients that had
 // no operation of their own under way here that could have made it
@@ -611,130 +611,6 @@ func (sess *session) seqStatus() uint32 {
 		f |= nfs4.SeqStatusCBPathDown
 	}
 	return f
-}
-
-// delegOfLocked finds the delegation sid names for the compound's client
-// on the current file.
-func (c *compound) delegOfLocked(sid nfs4.Stateid) (*openState, uint32) {
-	sid, s := c.resolveSid(sid)
-	if s != nfs4.OK {
-		return nil, s
-	}
-	o, s := c.s.state.find(c.sess.client, sid)
-	if s != nfs4.OK {
-		return nil, s
-	}
-	if o.deleg == nil || !o.node.same(c.cfh) {
-		return nil, nfs4.ErrBadStateid
-	}
-	return o, nfs4.OK
-}
-
-func opDelegReturn(c *compound) uint32 {
-	sid := decodeStateidArgs(c.d).stateid
-	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
-	}
-	t := c.s.state
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	o, s := c.delegOfLocked(sid)
-	if s != nfs4.OK {
-		return s
-	}
-	t.dropLocked(o)
-	return nfs4.OK
-}
-
-// opDelegPurge: DELEGPURGE serves CLAIM_DELEGATE_PREV reclaims after a
-// client restart, which this server does not offer (delegations do not
-// survive a client's restart), so RFC 8881 section 18.5.3 has it answer
-// NFS4ERR_NOTSUPP.
-func opDelegPurge(c *compound) uint32 {
-	decodeClientidArgs(c.d)
-	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
-	}
-	return nfs4.ErrNotsupp
-}
-
-// opWantDelegation asks for a delegation outside OPEN (RFC 8881 section
-// 18.49): CLAIM_FH on a file the client has open, granted as OPEN would
-// grant it; CLAIM_PREVIOUS is a reclaim, and there is no grace period.
-// wantDelegationArgs is WANT_DELEGATION4args; a CLAIM_PREVIOUS's
-// delegation type is read and not kept.
-type wantDelegationArgs struct {
-	want, claim uint32
-}
-
-func decodeWantDelegation(d *xdr.Decoder) wantDelegationArgs {
-	a := wantDelegationArgs{want: d.Uint32(), claim: d.Uint32()}
-	if a.claim == nfs4.ClaimPrevious {
-		d.Uint32()
-	}
-	return a
-}
-
-func opWantDelegation(c *compound) uint32 {
-	a := decodeWantDelegation(c.d)
-	want, claim := a.want, a.claim
-	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
-	}
-	switch claim {
-	case nfs4.ClaimFH:
-	case nfs4.ClaimPrevious:
-		return nfs4.ErrNoGrace
-	default:
-		return nfs4.ErrInval
-	}
-	if openableMode(c.cfh.mode) != nfs4.OK {
-		g := delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegNotSuppFile}
-		if c.cfh.mode&unix.S_IFMT == unix.S_IFDIR {
-			g.why = nfs4.WhyNoDelegIsDir
-		}
-		g.encode(c.e)
-		return nfs4.OK
-	}
-	w := want & nfs4.ShareAccessWantMask
-	if w == nfs4.ShareAccessWantNoPreference {
-		w = nfs4.ShareAccessWantAnyDeleg
-	}
-	// The delegation is bounded by the access the client's opens have.
-	var access uint32
-	t := c.s.state
-	t.mu.Lock()
-	for _, o := range t.peekFileLocked(c.cfh).opens {
-		if o.client == c.sess.client {
-			access |= o.access.Load()
-		}
-	}
-	t.mu.Unlock()
-	if access == 0 {
-		delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegResource}.encode(c.e)
-		return nfs4.OK
-	}
-	if w == nfs4.ShareAccessWantWriteDeleg && access&nfs4.ShareAccessWrite == 0 {
-		delegGrant{typ: nfs4.DelegateNoneExt, why: nfs4.WhyNoDelegNotSuppUpgrade}.encode(c.e)
-		return nfs4.OK
-	}
-	c.grantDeleg(c.cfh, access, w).encode(c.e)
-	return nfs4.OK
-}
-
-// opBackchannelCtl sets the session's callback program and security
-// (RFC 8881 section 18.33).
-func opBackchannelCtl(c *compound) uint32 {
-	prog := c.d.Uint32()
-	sec, ok := decodeCallbackSec(c.d)
-	if c.d.Err() != nil {
-		return nfs4.ErrBadXDR
-	}
-	if !ok {
-		return nfs4.ErrEncrAlgUnsupp
-	}
-	c.sess.setBackSec(prog, sec, ok)
-	return nfs4.OK
 }
 
 // encodeOpenArguments writes fattr4_open_arguments (RFC 9754 section 6):

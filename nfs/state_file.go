@@ -15,7 +15,7 @@ func (n *node) fileID() fileID { return fileID{n.dev, n.ino} }
 // fileState is the state held on one file. Guarded by stateTable.mu.
 type fileState struct {
 	opens  []*openState // open stateids: share reservations (RFC 8881 section 9.7)
-	delegs []*openState // delegations granted on the file (deleg.go)
+	delegs []*openState // delegations granted on the file (state_deleg.go)
 	locks  []lockRange  // byte-range locks (op_lock.go)
 }
 

@@ -11,7 +11,7 @@ import (
 // locks (LOCK reclaim=true) while everyone else waits (NFS4ERR_GRACE), so
 // no new open or lock can take what a reclaim is entitled to. Which
 // clients may reclaim comes from the client list in the state directory
-// (clientstore.go). As with knfsd, there is no grace period when that list
+// (state_store.go). As with knfsd, there is no grace period when that list
 // is empty, and it ends early once every client on it has sent
 // RECLAIM_COMPLETE.
 

@@ -62,7 +62,7 @@ func (cfg *Config) applyLimitDefaults() {
 
 // expire drops clients whose lease ran out, and unconfirmed clients older
 // than unconfirmedTTL. Clients holding opens or locks stay as courtesy
-// clients (courteous.go) for up to courtesyMax. Called periodically.
+// clients (state_courtesy.go) for up to courtesyMax. Called periodically.
 func (t *stateTable) expire(now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

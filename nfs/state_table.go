@@ -30,17 +30,17 @@ type stateTable struct {
 	owners   map[string]*client
 	sessions lockFreeMap[[nfs4.SessionIDSize]byte, *session]
 	opens    lockFreeMap[[nfs4.OtherSize]byte, *openState]
-	dl       delegTable // delegations (deleg.go)
+	dl       delegTable // delegations (state_deleg.go)
 	// files holds the opens, delegations and locks of each file that has
-	// any, by device and inode (fileshare.go).
+	// any, by device and inode (state_file.go).
 	files map[fileID]*fileState
 	// denying counts the opens whose share deny is not DENY_NONE, so
 	// that I/O with a special stateid takes mu only when one may
-	// conflict (fileshare.go).
+	// conflict (state_file.go).
 	denying atomic.Int32
 
 	// Grace period and the clients that may reclaim after a restart
-	// (grace.go, clientstore.go). recGen counts changes to records and
+	// (state_grace.go, state_store.go). recGen counts changes to records and
 	// grace.pending, so syncRecords knows whether the list on disk is
 	// current; it is bumped under mu.
 	grace   graceState
@@ -54,7 +54,7 @@ type stateTable struct {
 	unconfirmed map[string]*client
 
 	// byAddr is what each client address holds: client records and
-	// reply cache memory, each capped at a share of the whole (limits.go)
+	// reply cache memory, each capped at a share of the whole (state_limits.go)
 	// so that one host cannot lock every other out (issue 21).
 	byAddr      map[netip.Addr]*addrUse
 	shareWarned time.Time // when an address was last logged for holding its share
@@ -81,11 +81,11 @@ type client struct {
 	opens      map[openKey]*openState // open and lock stateids
 	lockRanges int                    // byte ranges its lock stateids hold
 	renewed    atomic.Int64           // unix nanoseconds of the last renewal
-	revoked    atomic.Int32           // revoked delegations not yet freed (deleg.go)
+	revoked    atomic.Int32           // revoked delegations not yet freed (state_deleg.go)
 	// changingOps counts the client's operations under way that can
 	// change a file's attributes or names, changedAt (unix nanoseconds)
 	// is when the last ended: an inotify event then is taken for the
-	// client's own (deleg.go, changing).
+	// client's own (state_deleg.go, changing).
 	changingOps atomic.Int32
 	changedAt   atomic.Int64
 	reclaimDone bool
@@ -116,7 +116,7 @@ type session struct {
 	// new binding (mu held) replaces the slice.
 	mu    sync.Mutex
 	conns atomic.Pointer[[]uint64]
-	cb    backChannel // callbacks (callback.go)
+	cb    backChannel // callbacks (state_callback.go)
 }
 
 type channelAttrs struct {
@@ -124,7 +124,7 @@ type channelAttrs struct {
 }
 
 // slot is one entry of a session's slot table (RFC 8881 section 2.10.6.1).
-// Its reply cache is in slotcache.go.
+// Its reply cache is in state_slotcache.go.
 type slot struct {
 	mu    sync.Mutex
 	seq   uint32
@@ -147,7 +147,7 @@ type openState struct {
 	access atomic.Uint32
 	deny   uint32
 	lock   *lockOwner
-	deleg  *delegState // set for a delegation stateid (deleg.go)
+	deleg  *delegState // set for a delegation stateid (state_deleg.go)
 }
 
 // lockOwner is the lock-specific part of a lock stateid.

@@ -188,7 +188,7 @@ func (c *compound) mayReaddir() uint32 {
 // stateids pass; others as find says, and for n only), and reports
 // whether it is the caller's own open (or lock) stateid for n from an open
 // that included read: such a READ may skip its fstat (sizeHint), its
-// permission checked against the node's verdict (ioperm.go). It takes no
+// permission checked against the node's verdict (vfs_ioperm.go). It takes no
 // lock (see find): every stateful READ calls it.
 func (t *stateTable) checkRead(sid nfs4.Stateid, n *node, cl *client) (opened bool, status uint32) {
 	if sid == nfs4.BypassStateid {

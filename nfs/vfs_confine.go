@@ -101,7 +101,7 @@ func (n *node) open(flags int, cr *Cred) (int, error) {
 // openStat is open, leaving in st the attributes its check read.
 func (n *node) openStat(flags int, cr *Cred, st *unix.Stat_t) (int, error) {
 	// A delegated file's lease must not be broken by the server itself
-	// (lease.go).
+	// (vfs_lease.go).
 	if err := n.leaseBeforeOpen(flags); err != nil {
 		return -1, err
 	}
@@ -239,7 +239,7 @@ func statChild(dirfd int, name string, st *unix.Stat_t) error {
 // caller.
 //
 // O_NONBLOCK while opening: an existing file another process holds a
-// lease on (or the server, for a delegation: lease.go) answers
+// lease on (or the server, for a delegation: vfs_lease.go) answers
 // EWOULDBLOCK (NFS4ERR_DELAY) rather than hold the worker for the break.
 func (e *export) createIn(cr Cred, dirfd int, name string, flags int, mode uint32) (int, error) {
 	var fd int

@@ -37,7 +37,7 @@ type export struct {
 	detached bool // rootFD is a detached clone: /proc paths are relative to it
 	fds      fdCache
 	key      exportKey                    // what Reload compares to reuse the export
-	rules    atomic.Pointer[[]ClientRule] // who may use it (exports.go); replaced by Reload
+	rules    atomic.Pointer[[]ClientRule] // who may use it (admit.go); replaced by Reload
 
 	mu       sync.Mutex
 	fss      map[uint64]*filesys // by filesystem id (0: the export's own)

@@ -72,7 +72,7 @@ func (n *node) tryClose() bool {
 	}
 	defer n.mu.Unlock()
 	if n.leased() {
-		return false // a delegation's lease is on them (lease.go)
+		return false // a delegation's lease is on them (vfs_lease.go)
 	}
 	if !n.closeUnpinnedLocked() {
 		return false

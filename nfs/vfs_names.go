@@ -105,7 +105,7 @@ func errno(err error) uint32 {
 	case unix.EOPNOTSUPP:
 		return nfs4.ErrNotsupp
 	case unix.EWOULDBLOCK:
-		// An open held off by a lease being broken (lease.go).
+		// An open held off by a lease being broken (vfs_lease.go).
 		return nfs4.ErrDelay
 	}
 	return nfs4.ErrIO

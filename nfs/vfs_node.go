@@ -25,12 +25,12 @@ type node struct {
 	dwfd   int // cached O_DIRECT write descriptor, -1 until opened, -2 when refused
 	pfd    int // cached O_PATH descriptor (a directory's dirfd for *at calls), -1 until opened
 	extent extentCache
-	acl    aclCache // whether the file has a POSIX ACL (access.go)
+	acl    aclCache // whether the file has a POSIX ACL (vfs_access.go)
 	// size is what the last fstat of a READ, READ_PLUS or SEEK saw, for
 	// opRead to skip its own (op_read.go, sizeHint); nil until then.
 	size atomic.Pointer[sizeHint]
 	// perm is the last caller's rights on the file, for the permission
-	// check of every READ and WRITE (ioperm.go); nil until then.
+	// check of every READ and WRITE (vfs_ioperm.go); nil until then.
 	perm atomic.Pointer[ioPerm]
 
 	used   atomic.Bool // touched since the fd cache's last sweep
@@ -51,7 +51,7 @@ type node struct {
 	dead atomic.Bool // dropped from the table: close the descriptors at the last unpin
 
 	// Opens, delegations and locks are the file's, not the node's: see
-	// fileState (fileshare.go).
+	// fileState (state_file.go).
 }
 
 // nodeKey names a file: export, filesystem within it, inode. Two
@@ -240,7 +240,7 @@ func (n *node) closeFDs() {
 }
 
 func (n *node) closeFDsLocked() {
-	n.forgetLeaseLocked() // the lease goes with its descriptor (lease.go)
+	n.forgetLeaseLocked() // the lease goes with its descriptor (vfs_lease.go)
 	n.withdrawLocked()
 	if n.fd >= 0 && n.fd != n.wfd {
 		unix.Close(n.fd)
