@@ -14,6 +14,7 @@ import (
 
 	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
@@ -45,7 +46,7 @@ func parseExports(t *testing.T, lines ...string) []nfs.Export {
 		names = append(names, name)
 		fmt.Fprintf(&text, "%s %s\n", p, rest)
 	}
-	list, err := nfs.ParseExports(strings.NewReader(text.String()), nil)
+	list, err := exports.ParseExports(strings.NewReader(text.String()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

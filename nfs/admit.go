@@ -4,74 +4,31 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
-// Squash says which callers act as the anonymous ids (exports(5)).
-type Squash uint8
-
-const (
-	// RootSquash maps uid 0 and gid 0 (supplementary groups included) to
-	// the anonymous ids: exports(5) root_squash, the default.
-	RootSquash Squash = iota
-	// NoRootSquash leaves every caller as it is (no_root_squash).
-	NoRootSquash
-	// AllSquash maps every caller to the anonymous ids (all_squash).
-	AllSquash
+// The exports data is package exports's; these names keep nfs.Config's
+// vocabulary.
+type (
+	Export        = exports.Export
+	ClientRule    = exports.ClientRule
+	ClientOptions = exports.ClientOptions
+	Squash        = exports.Squash
 )
 
-// ClientOptions are what one client spec of an export allows.
-type ClientOptions struct {
-	ReadOnly         bool // every modifying operation answers NFS4ERR_ROFS
-	Squash           Squash
-	AnonUID, AnonGID uint32
-	// Insecure accepts requests from any source port; without it only
-	// from ports below 1024 (exports(5) secure, the default).
-	Insecure bool
-	// Async answers namespace changes and SETATTR before they are on
-	// stable storage; without it (sync, the default) they are committed
-	// first, as knfsd's commit_metadata does.
-	Async bool
-}
+// Squash values, as exports(5) names them.
+const (
+	RootSquash   = exports.RootSquash
+	NoRootSquash = exports.NoRootSquash
+	AllSquash    = exports.AllSquash
+)
 
-// DefaultClientOptions are exports(5)'s defaults: ro, root_squash, secure,
-// sync, anonuid and anongid 65534.
-func DefaultClientOptions() ClientOptions {
-	return ClientOptions{ReadOnly: true, Squash: RootSquash, AnonUID: defaultAnonID, AnonGID: defaultAnonID}
-}
-
-// ShorthandOptions are what an export given as --export DIR (or with no
-// client list at all) grants: every client, rw, no_root_squash, insecure,
-// async. That is the server's behaviour from before exports files, kept
-// so existing setups do not change; exports files get exports(5)'s
-// defaults instead.
-func ShorthandOptions() ClientOptions {
-	return ClientOptions{Squash: NoRootSquash, AnonUID: defaultAnonID, AnonGID: defaultAnonID, Insecure: true, Async: true}
-}
-
-// ClientRule is one client spec of an export and its options.
-type ClientRule struct {
-	Spec    string         // as written: "10.0.0.0/8", "192.168.1.5", "host.example", "*"
-	Any     bool           // "*": every client
-	Nets    []netip.Prefix // the addresses matched (a hostname's addresses, resolved at load)
-	Options ClientOptions
-}
-
-// matches reports whether the rule names a client at a.
-func (r *ClientRule) matches(a netip.Addr) bool {
-	if r.Any {
-		return true
-	}
-	if !a.IsValid() {
-		return false
-	}
-	for _, p := range r.Nets {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
+// DefaultClientOptions and ShorthandOptions are package exports's.
+var (
+	DefaultClientOptions = exports.DefaultClientOptions
+	ShorthandOptions     = exports.ShorthandOptions
+)
 
 // access returns the options of the first of e's rules that names a
 // client at a, and false when none does.
@@ -81,7 +38,7 @@ func (e *export) access(a netip.Addr) (ClientOptions, bool) {
 		return ClientOptions{}, false
 	}
 	for i := range *rules {
-		if (*rules)[i].matches(a) {
+		if (*rules)[i].Matches(a) {
 			return (*rules)[i].Options, true
 		}
 	}
@@ -110,7 +67,7 @@ func (e *export) refuseAll() {
 // nfsd_setuser): AUTH_NONE and, with all_squash, everyone become the
 // anonymous ids; with root_squash uid 0 and gid 0 do, in the
 // supplementary groups too.
-func (o *ClientOptions) squash(cr Cred) Cred {
+func squash(o *ClientOptions, cr Cred) Cred {
 	if cr.Flavor == nfs4.AuthNone || o.Squash == AllSquash {
 		return Cred{UID: o.AnonUID, GID: o.AnonGID, Flavor: cr.Flavor}
 	}
@@ -165,7 +122,7 @@ func (c *compound) enterExport(n *node) {
 		o = refusedOptions
 	}
 	c.opts = o
-	c.cred = o.squash(c.caller)
+	c.cred = squash(&o, c.caller)
 }
 
 // readOnlyFH reports whether the current filehandle lies in an export the

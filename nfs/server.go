@@ -18,33 +18,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
-// Export is one exported directory.
-type Export struct {
-	// Name places the export under the pseudo-root: a name starting with
-	// "/" is a path whose directories the pseudo-root mirrors (/srv/data,
-	// as knfsd; exports files give the exported path), and such an export
-	// has a pseudo-root above it even alone ("/" alone: the export is the
-	// root). Any other name is one entry of the pseudo-root when there are
-	// several exports; a single export named so is the root.
-	Name string
-	Path string
-	// CrossMnt serves filesystems mounted inside the export too (exports(5)
-	// crossmnt), each with its own fsid. Without it a mount point shows the
-	// directory underneath, as on the exported filesystem itself.
-	CrossMnt bool
-	// FSID, when set, names the export in file handles instead of its
-	// filesystem and path (exports(5) fsid=), e.g. to keep handles valid
-	// when the export moves.
-	FSID string
-	// Clients are the client specs allowed, each with its options; the
-	// first that names a client applies (ParseExports orders them as
-	// exports(5) says). Nil: every client, with ShorthandOptions.
-	Clients []ClientRule
-	// Line is where an exports file defined the export (0: not from a
-	// file), for messages.
-	Line int
-}
-
 // Config configures a Server.
 type Config struct {
 	Exports []Export

@@ -9,12 +9,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
 // defaultAnonID is the id of "nobody" and "nogroup" (Config.AnonUID,
 // AnonGID).
-const defaultAnonID = 65534
+const defaultAnonID = exports.AnonID
 
 // idRange is one line of /proc/self/uid_map or gid_map: the ids
 // [first, first+count) inside this namespace are valid.

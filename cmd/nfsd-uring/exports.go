@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
@@ -15,13 +16,13 @@ import (
 // with resolve; nil: the system's resolver) and checks that every
 // exported directory exists. A hostname that does not resolve leaves out
 // only its client spec, as `exportfs -ra` does; warn is told of each.
-func loadExports(path string, resolve nfs.Resolver, warn func(nfs.UnresolvedHost)) ([]nfs.Export, error) {
+func loadExports(path string, resolve exports.Resolver, warn func(exports.UnresolvedHost)) ([]nfs.Export, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	list, unresolved, err := nfs.ReadExports(f, resolve)
+	list, unresolved, err := exports.ReadExports(f, resolve)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -38,8 +39,8 @@ func loadExports(path string, resolve nfs.Resolver, warn func(nfs.UnresolvedHost
 
 // logUnresolved is loadExports's warn for the server: one line per
 // client spec left out, naming the file, line and host.
-func logUnresolved(log *slog.Logger, path string) func(nfs.UnresolvedHost) {
-	return func(u nfs.UnresolvedHost) {
+func logUnresolved(log *slog.Logger, path string) func(exports.UnresolvedHost) {
+	return func(u exports.UnresolvedHost) {
 		msg := "exports: hostname does not resolve; its client spec is left out"
 		if u.NoClientLeft {
 			msg += ", and the export, which has no client left"
@@ -59,13 +60,13 @@ func checkExports(args []string) error {
 	if *check == "" {
 		return fmt.Errorf("usage: nfsd-uring exports --check FILE")
 	}
-	list, err := loadExports(*check, nil, func(u nfs.UnresolvedHost) {
+	list, err := loadExports(*check, nil, func(u exports.UnresolvedHost) {
 		fmt.Fprintf(os.Stderr, "nfsd-uring exports: warning: %s: %v\n", *check, u)
 	})
 	if err != nil {
 		return err
 	}
-	nfs.FormatExports(os.Stdout, list)
+	exports.FormatExports(os.Stdout, list)
 	return nil
 }
 
@@ -92,7 +93,7 @@ func reloadOnHUP(path string, srv *nfs.Server, log *slog.Logger) (stop func()) {
 
 // reloadExports is one reload: it reads path and swaps the table in, or
 // logs why the previous table stays in force.
-func reloadExports(path string, srv *nfs.Server, resolve nfs.Resolver, log *slog.Logger) {
+func reloadExports(path string, srv *nfs.Server, resolve exports.Resolver, log *slog.Logger) {
 	list, err := loadExports(path, resolve, logUnresolved(log, path))
 	if err == nil {
 		err = srv.Reload(list)

@@ -1,4 +1,4 @@
-package nfs
+package exports
 
 import (
 	"context"
@@ -92,7 +92,7 @@ func TestParseExportsClients(t *testing.T) {
 	match := func(addr string) string {
 		a := netip.MustParseAddr(addr).Unmap()
 		for _, r := range e.Clients {
-			if r.matches(a) {
+			if r.Matches(a) {
 				return r.Spec
 			}
 		}
