@@ -370,8 +370,6 @@ func (c *conn) account(inflight, recBytes, queued int) {
 	c.fcond.Broadcast()
 }
 
-var replies = sync.Pool{New: func() any { return nfs.NewReply() }}
-
 // serve handles one admitted record and sends its reply. It reports false
 // when the connection should close.
 func (c *conn) serve(rec record) bool {

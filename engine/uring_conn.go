@@ -7,9 +7,6 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/ring"
 )
 
-// recPool holds request records (Go heap: only the handler reads them).
-var recPool bufPool
-
 // uconn is one connection, owned by its loop for life.
 //
 // Flow control: a connection may have at most MaxInFlight requests alive

@@ -3,6 +3,8 @@ package engine
 import (
 	"math/bits"
 	"sync"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
 // bufPool hands out read buffers in power-of-two size classes, so a server
@@ -39,3 +41,9 @@ func (p *bufPool) put(b *[]byte) {
 	}
 	p.classes[c].Put(b)
 }
+
+// recPool holds request records (Go heap: only the handler reads them).
+var recPool bufPool
+
+// replies holds the Replies of both engines, reset between uses.
+var replies = sync.Pool{New: func() any { return nfs.NewReply() }}
