@@ -139,20 +139,20 @@ func (c *Client) cbCompound(d *xdr.Decoder, e *xdr.Encoder) {
 	statusPos := e.Reserve()
 	e.Opaque(tag)
 	countPos := e.Reserve()
-	status, done := uint32(nfs4.OK), 0
+	status, done := nfs4.OK, 0
 	for i := 0; i < n && status == nfs4.OK; i++ {
 		op := d.Uint32()
 		e.Uint32(op)
 		stPos := e.Reserve()
 		status = c.cbOp(op, d, e)
-		e.Patch(stPos, status)
+		e.Patch(stPos, uint32(status))
 		done++
 	}
-	e.Patch(statusPos, status)
+	e.Patch(statusPos, uint32(status))
 	e.Patch(countPos, uint32(done))
 }
 
-func (c *Client) cbOp(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
+func (c *Client) cbOp(op uint32, d *xdr.Decoder, e *xdr.Encoder) nfs4.Status {
 	switch op {
 	case nfs4.OpCBSequence:
 		sid := d.Fixed(nfs4.SessionIDSize)

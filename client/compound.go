@@ -17,7 +17,7 @@ type ParseFunc func(r *Reply) error
 // Reply is a decoded COMPOUND4res header with a decoder positioned at the
 // next operation result.
 type Reply struct {
-	Status uint32 // overall COMPOUND status
+	Status nfs4.Status // overall COMPOUND status
 	Tag    []byte
 	N      int // number of results in resarray
 	D      *xdr.Decoder
@@ -41,7 +41,7 @@ func (r *Reply) Op(op uint32) error {
 	}
 	r.next++
 	got := r.D.Uint32()
-	st := r.D.Uint32()
+	st := nfs4.Status(r.D.Uint32())
 	if err := r.D.Err(); err != nil {
 		return fmt.Errorf("%s result: %w", OpName(op), err)
 	}
@@ -84,7 +84,7 @@ func decodeCompound(rec []byte, xid uint32) (*Reply, error) {
 		return nil, err
 	}
 	r := &Reply{D: d, Raw: rec, Placed: -1}
-	r.Status = d.Uint32()
+	r.Status = nfs4.Status(d.Uint32())
 	r.Tag = d.Opaque(nfs4.OpaqueLimit)
 	r.N = d.ArrayLen(1<<16, 8)
 	if err := d.Err(); err != nil {

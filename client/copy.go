@@ -102,7 +102,7 @@ func (c *Client) CopyAll(ctx context.Context, a CopyArgs) (uint64, error) {
 type Offload struct {
 	FH        []byte
 	Stateid   nfs4.Stateid
-	Status    uint32
+	Status    nfs4.Status
 	Count     uint64
 	Committed uint32
 }
@@ -151,8 +151,8 @@ func (c *Client) WaitOffload(ctx context.Context, sid nfs4.Stateid) (Offload, er
 func (c *Client) Offloads() uint64 { return c.cb.offloads.Load() }
 
 // cbOffload reads CB_OFFLOAD4args and hands them to WaitOffload.
-func (c *Client) cbOffload(d *xdr.Decoder) uint32 {
-	o := Offload{FH: clone(d.Opaque(nfs4.FHSize)), Stateid: nfs4.DecodeStateid(d), Status: d.Uint32()}
+func (c *Client) cbOffload(d *xdr.Decoder) nfs4.Status {
+	o := Offload{FH: clone(d.Opaque(nfs4.FHSize)), Stateid: nfs4.DecodeStateid(d), Status: nfs4.Status(d.Uint32())}
 	if o.Status == nfs4.OK {
 		d.ArrayLen(1, 16) // wr_callback_id: none here
 		o.Count, o.Committed = d.Uint64(), d.Uint32()
@@ -174,7 +174,7 @@ func (c *Client) cbOffload(d *xdr.Decoder) uint32 {
 // OffloadStatus sends OFFLOAD_STATUS for copy sid on the destination fh
 // and returns the bytes copied so far and, once the copy ended, its status
 // (nil before).
-func (c *Client) OffloadStatus(ctx context.Context, fh []byte, sid nfs4.Stateid) (count uint64, complete *uint32, err error) {
+func (c *Client) OffloadStatus(ctx context.Context, fh []byte, sid nfs4.Stateid) (count uint64, complete *nfs4.Status, err error) {
 	err = c.Compound(ctx, func(e *xdr.Encoder) int {
 		EncodePutfh(e, fh)
 		e.Uint32(nfs4.OpOffloadStatus)
@@ -189,7 +189,7 @@ func (c *Client) OffloadStatus(ctx context.Context, fh []byte, sid nfs4.Stateid)
 		}
 		count = r.D.Uint64()
 		if r.D.ArrayLen(1, 4) == 1 {
-			st := r.D.Uint32()
+			st := nfs4.Status(r.D.Uint32())
 			complete = &st
 		}
 		return r.D.Err()

@@ -15,8 +15,8 @@ func replyHead(xid uint32) w { return w{}.u32(xid, 1, 0, 0, 0, 0) }
 
 func TestDecodeCompoundAndOp(t *testing.T) {
 	// COMPOUND4res: status NOENT, tag "t", 2 results: PUTFH ok, LOOKUP NOENT.
-	rec := replyHead(7).u32(nfs4.ErrNoent).opaque("t").u32(2).
-		u32(nfs4.OpPutfh, 0).u32(nfs4.OpLookup, nfs4.ErrNoent)
+	rec := replyHead(7).u32(uint32(nfs4.ErrNoent)).opaque("t").u32(2).
+		u32(nfs4.OpPutfh, 0).u32(nfs4.OpLookup, uint32(nfs4.ErrNoent))
 	r, err := decodeCompound(rec, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestDecodeCompoundAndOp(t *testing.T) {
 }
 
 func TestDecodeCompoundIllegal(t *testing.T) {
-	rec := replyHead(1).u32(nfs4.ErrOpIllegal).opaque("").u32(1).u32(nfs4.OpIllegal, nfs4.ErrOpIllegal)
+	rec := replyHead(1).u32(uint32(nfs4.ErrOpIllegal)).opaque("").u32(1).u32(nfs4.OpIllegal, uint32(nfs4.ErrOpIllegal))
 	r, err := decodeCompound(rec, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -112,7 +112,7 @@ func (s *fakeServer) handle(rec []byte) []byte {
 	stPos := e.Reserve()
 	e.Uint32(0) // tag
 	nPos := e.Reserve()
-	var status uint32
+	var status nfs4.Status
 	n := 0
 	for i := 0; i < nops && status == 0; i++ {
 		op := d.Uint32()
@@ -123,7 +123,7 @@ func (s *fakeServer) handle(rec []byte) []byte {
 	if d.Err() != nil {
 		s.t.Errorf("fake: bad request: %v", d.Err())
 	}
-	e.Patch(stPos, status)
+	e.Patch(stPos, uint32(status))
 	e.Patch(nPos, uint32(n))
 	e.Patch(0, xdr.RecordMark(e.Len()-4))
 	return e.AppendTo(nil)
@@ -132,7 +132,7 @@ func (s *fakeServer) handle(rec []byte) []byte {
 var fakeSession = [16]byte{'s', 'e', 's', 's'}
 
 // op decodes one operation's arguments and encodes its status and result.
-func (s *fakeServer) op(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
+func (s *fakeServer) op(op uint32, d *xdr.Decoder, e *xdr.Encoder) nfs4.Status {
 	switch op {
 	case nfs4.OpExchangeID:
 		d.Skip(8)
@@ -175,7 +175,7 @@ func (s *fakeServer) op(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
 			time.Sleep(200 * time.Millisecond)
 		}
 		if s.calls.Add(1)%5 == 0 || s.delayAll.Load() {
-			e.Uint32(nfs4.ErrDelay)
+			e.Uint32(uint32(nfs4.ErrDelay))
 			return nfs4.ErrDelay
 		}
 		e.Uint32(0)
@@ -191,11 +191,11 @@ func (s *fakeServer) op(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
 			off = 0
 		}
 		if s.grace.Add(-1) >= 0 {
-			e.Uint32(nfs4.ErrGrace)
+			e.Uint32(uint32(nfs4.ErrGrace))
 			return nfs4.ErrGrace
 		}
 		if s.calls.Add(1)%5 == 0 || s.delayAll.Load() {
-			e.Uint32(nfs4.ErrDelay)
+			e.Uint32(uint32(nfs4.ErrDelay))
 			return nfs4.ErrDelay
 		}
 		e.Uint32(0)
@@ -216,13 +216,13 @@ func (s *fakeServer) op(op uint32, d *xdr.Decoder, e *xdr.Encoder) uint32 {
 		d.Uint64()
 		e.Uint32(0)
 	default:
-		e.Uint32(nfs4.ErrNotsupp)
+		e.Uint32(uint32(nfs4.ErrNotsupp))
 		return nfs4.ErrNotsupp
 	}
 	return 0
 }
 
-func (s *fakeServer) sequence(d *xdr.Decoder, e *xdr.Encoder) uint32 {
+func (s *fakeServer) sequence(d *xdr.Decoder, e *xdr.Encoder) nfs4.Status {
 	var sid [16]byte
 	copy(sid[:], d.Fixed(16))
 	seq, slot, high := d.Uint32(), d.Uint32(), d.Uint32()
@@ -236,7 +236,7 @@ func (s *fakeServer) sequence(d *xdr.Decoder, e *xdr.Encoder) uint32 {
 	s.mu.Unlock()
 	if !ok || sid != fakeSession || slot >= 8 {
 		s.t.Errorf("fake: SEQUENCE slot %d seq %d after %d", slot, seq, last)
-		e.Uint32(nfs4.ErrSeqMisordered)
+		e.Uint32(uint32(nfs4.ErrSeqMisordered))
 		return nfs4.ErrSeqMisordered
 	}
 	e.Uint32(0)
@@ -519,17 +519,17 @@ func TestFakeReadIntoCancel(t *testing.T) {
 // (xid 7, the given tag) up to op's result.
 func sinkReplyHead(tag string, op uint32) *xdr.Encoder {
 	e := xdr.NewEncoder(256)
-	for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, nfs4.OK} {
+	for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, uint32(nfs4.OK)} {
 		e.Uint32(v)
 	}
 	e.Opaque([]byte(tag))
 	e.Uint32(3)
 	e.Uint32(nfs4.OpSequence)
-	e.Uint32(nfs4.OK)
+	e.Uint32(uint32(nfs4.OK))
 	e.Fixed(make([]byte, nfs4.SessionIDSize+20))
 	for _, o := range []uint32{nfs4.OpPutfh, op} {
 		e.Uint32(o)
-		e.Uint32(nfs4.OK)
+		e.Uint32(uint32(nfs4.OK))
 	}
 	return e
 }
@@ -691,11 +691,11 @@ func TestDecodePlacedReadPlus(t *testing.T) {
 // lies within what was seen.
 func FuzzLocateReadData(f *testing.F) {
 	e := xdr.NewEncoder(256)
-	for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, nfs4.OK, 0, 3, nfs4.OpSequence, nfs4.OK} {
+	for _, v := range []uint32{7, nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess, uint32(nfs4.OK), 0, 3, nfs4.OpSequence, uint32(nfs4.OK)} {
 		e.Uint32(v)
 	}
 	e.Fixed(make([]byte, nfs4.SessionIDSize+20))
-	for _, v := range []uint32{nfs4.OpPutfh, nfs4.OK, nfs4.OpRead, nfs4.OK, 1, 4096} {
+	for _, v := range []uint32{nfs4.OpPutfh, uint32(nfs4.OK), nfs4.OpRead, uint32(nfs4.OK), 1, 4096} {
 		e.Uint32(v)
 	}
 	f.Add(e.AppendTo(nil))

@@ -307,16 +307,16 @@ func locateResult(head []byte, op uint32) (*xdr.Decoder, bool) {
 	}
 	d.Uint32()                  // verifier flavor
 	d.Opaque(nfs4.MaxAuthBytes) // verifier body
-	if d.Uint32() != nfs4.AcceptSuccess || d.Uint32() != nfs4.OK {
+	if d.Uint32() != nfs4.AcceptSuccess || nfs4.Status(d.Uint32()) != nfs4.OK {
 		return nil, false
 	}
 	d.Opaque(nfs4.OpaqueLimit) // tag
-	if d.Uint32() != 3 || d.Uint32() != nfs4.OpSequence || d.Uint32() != nfs4.OK {
+	if d.Uint32() != 3 || d.Uint32() != nfs4.OpSequence || nfs4.Status(d.Uint32()) != nfs4.OK {
 		return nil, false
 	}
 	d.Fixed(nfs4.SessionIDSize + 5*4) // SEQUENCE4resok
 	for _, o := range []uint32{nfs4.OpPutfh, op} {
-		if d.Uint32() != o || d.Uint32() != nfs4.OK {
+		if d.Uint32() != o || nfs4.Status(d.Uint32()) != nfs4.OK {
 			return nil, false
 		}
 	}
@@ -463,8 +463,8 @@ func (c *Client) Access(ctx context.Context, fh []byte, mask uint32) (supported,
 }
 
 // TestStateid returns the status of each stateid.
-func (c *Client) TestStateid(ctx context.Context, sids ...nfs4.Stateid) ([]uint32, error) {
-	var codes []uint32
+func (c *Client) TestStateid(ctx context.Context, sids ...nfs4.Stateid) ([]nfs4.Status, error) {
+	var codes []nfs4.Status
 	err := c.Compound(ctx, func(e *xdr.Encoder) int {
 		EncodeTestStateid(e, sids)
 		return 1
@@ -473,7 +473,7 @@ func (c *Client) TestStateid(ctx context.Context, sids ...nfs4.Stateid) ([]uint3
 			return err
 		}
 		for range r.D.ArrayLen(len(sids), 4) {
-			codes = append(codes, r.D.Uint32())
+			codes = append(codes, nfs4.Status(r.D.Uint32()))
 		}
 		return nil
 	})

@@ -10,7 +10,7 @@ import (
 // StatusError is a non-OK nfsstat4 returned by operation Op.
 type StatusError struct {
 	Op     uint32
-	Status uint32
+	Status nfs4.Status
 }
 
 func (e *StatusError) Error() string {
@@ -18,13 +18,13 @@ func (e *StatusError) Error() string {
 }
 
 // IsStatus reports whether err is a *StatusError with the given status.
-func IsStatus(err error, status uint32) bool {
+func IsStatus(err error, status nfs4.Status) bool {
 	var se *StatusError
 	return errors.As(err, &se) && se.Status == status
 }
 
 // StatusName returns the RFC name of an nfsstat4, e.g. "NFS4ERR_DELAY".
-func StatusName(s uint32) string {
+func StatusName(s nfs4.Status) string {
 	if n, ok := statusNames[s]; ok {
 		return n
 	}
@@ -39,7 +39,7 @@ func OpName(op uint32) string {
 	return fmt.Sprintf("OP_%d", op)
 }
 
-var statusNames = map[uint32]string{
+var statusNames = map[nfs4.Status]string{
 	nfs4.OK: "NFS4_OK", nfs4.ErrPerm: "NFS4ERR_PERM", nfs4.ErrNoent: "NFS4ERR_NOENT",
 	nfs4.ErrIO: "NFS4ERR_IO", nfs4.ErrNxio: "NFS4ERR_NXIO", nfs4.ErrAccess: "NFS4ERR_ACCESS",
 	nfs4.ErrExist: "NFS4ERR_EXIST", nfs4.ErrXdev: "NFS4ERR_XDEV", nfs4.ErrNotdir: "NFS4ERR_NOTDIR",

@@ -78,7 +78,7 @@ func dialFrom(t *testing.T, addr, local string, uid uint32) *client.Client {
 
 // status is the NFS status of err (OK for nil, 0xffffffff for a non-NFS
 // error).
-func status(err error) uint32 {
+func status(err error) nfs4.Status {
 	var se *client.StatusError
 	switch {
 	case err == nil:
@@ -89,7 +89,7 @@ func status(err error) uint32 {
 	return 0xffffffff
 }
 
-func wantStatus(t *testing.T, what string, err error, want uint32) {
+func wantStatus(t *testing.T, what string, err error, want nfs4.Status) {
 	t.Helper()
 	if got := status(err); got != want {
 		t.Errorf("%s: %v (status %d), want status %d", what, err, got, want)
@@ -364,7 +364,7 @@ func TestExportsSquash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := uint32(nfs4.ErrAccess)
+		want := nfs4.ErrAccess
 		if tc.mayWrite {
 			want = nfs4.OK
 		}
@@ -507,7 +507,7 @@ func TestExportsSyncFailureFailsTheOperation(t *testing.T) {
 		asyncDir+"=/async *(rw,insecure,no_root_squash,async)"), failingIO{})
 	ctx := ctxT(t)
 	c := dialFrom(t, addr, "127.0.0.1", 0)
-	for name, want := range map[string]uint32{"/sync": nfs4.ErrIO, "/async": nfs4.OK} {
+	for name, want := range map[string]nfs4.Status{"/sync": nfs4.ErrIO, "/async": nfs4.OK} {
 		fh, err := c.LookupPath(ctx, name)
 		if err != nil {
 			t.Fatal(err)

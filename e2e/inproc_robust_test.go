@@ -202,7 +202,7 @@ func garbageOrCompoundError(rep []byte) bool {
 	if st == nfs4.AcceptGarbageArgs {
 		return d.Err() == nil
 	}
-	cst := d.Uint32()
+	cst := nfs4.Status(d.Uint32())
 	return st == nfs4.AcceptSuccess && cst != nfs4.OK && d.Err() == nil
 }
 
@@ -403,7 +403,7 @@ func TestSessionErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		build client.BuildFunc
-		want  uint32
+		want  nfs4.Status
 	}{
 		{"unknown session", func(e *xdr.Encoder) int {
 			client.EncodeSequence(e, [16]byte{1, 2, 3}, 1, 0, 0, false)
@@ -426,7 +426,7 @@ func TestSessionErrors(t *testing.T) {
 	for _, tc := range tests {
 		r, err := c.RawCompound(ctxT(t), 2, tc.build)
 		if err != nil || r.Status != tc.want {
-			st := uint32(0)
+			var st nfs4.Status
 			if r != nil {
 				st = r.Status
 			}

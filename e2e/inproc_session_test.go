@@ -78,11 +78,11 @@ func TestRetransmitOverTCP(t *testing.T) {
 }
 
 // compoundStatus returns the COMPOUND status of a reply record.
-func compoundStatus(t *testing.T, rep []byte) uint32 {
+func compoundStatus(t *testing.T, rep []byte) nfs4.Status {
 	t.Helper()
 	d := xdr.NewDecoder(rep)
 	d.Skip(6 * 4) // xid, REPLY, MSG_ACCEPTED, verifier, SUCCESS
-	st := d.Uint32()
+	st := nfs4.Status(d.Uint32())
 	if d.Err() != nil {
 		t.Fatalf("short reply %x", rep)
 	}

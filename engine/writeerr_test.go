@@ -193,7 +193,7 @@ func TestWritePastMaxFileSize(t *testing.T) {
 }
 
 // fallocate sends ALLOCATE or DEALLOCATE and returns the status.
-func fallocate(t *testing.T, c *client.Client, f *client.File, op uint32, off, length uint64) uint32 {
+func fallocate(t *testing.T, c *client.Client, f *client.File, op uint32, off, length uint64) nfs4.Status {
 	t.Helper()
 	return opStatus(t, c, f.FH, op, func(e *xdr.Encoder) {
 		e.Uint32(op)
@@ -205,10 +205,10 @@ func fallocate(t *testing.T, c *client.Client, f *client.File, op uint32, off, l
 
 // copyRange sends a COPY from src to dst and returns the bytes
 // copied and the status.
-func copyRange(t *testing.T, c *client.Client, src, dst *client.File, srcOff, dstOff, count uint64) (uint64, uint32) {
+func copyRange(t *testing.T, c *client.Client, src, dst *client.File, srcOff, dstOff, count uint64) (uint64, nfs4.Status) {
 	t.Helper()
 	var n uint64
-	var st uint32
+	var st nfs4.Status
 	err := c.Compound(ctxT(t), func(e *xdr.Encoder) int {
 		client.EncodePutfh(e, src.FH)
 		e.Uint32(nfs4.OpSavefh)
@@ -243,7 +243,7 @@ func copyRange(t *testing.T, c *client.Client, src, dst *client.File, srcOff, ds
 
 // opStatus sends PUTFH fh and one operation built by build, decodes its
 // result body with parse (when OK and parse is set) and returns its status.
-func opStatus(t *testing.T, c *client.Client, fh []byte, op uint32, build func(e *xdr.Encoder), parse func(d *xdr.Decoder)) uint32 {
+func opStatus(t *testing.T, c *client.Client, fh []byte, op uint32, build func(e *xdr.Encoder), parse func(d *xdr.Decoder)) nfs4.Status {
 	t.Helper()
 	err := c.Compound(ctxT(t), func(e *xdr.Encoder) int {
 		client.EncodePutfh(e, fh)
@@ -264,7 +264,7 @@ func opStatus(t *testing.T, c *client.Client, fh []byte, op uint32, build func(e
 	return statusOf(t, err)
 }
 
-func statusOf(t *testing.T, err error) uint32 {
+func statusOf(t *testing.T, err error) nfs4.Status {
 	t.Helper()
 	var se *client.StatusError
 	switch {

@@ -97,7 +97,7 @@ var refusedOptions = ClientOptions{ReadOnly: true, Squash: AllSquash, AnonUID: d
 // address none of its client specs names, NFS4ERR_PERM for a source port
 // of 1024 or more where the spec is secure (knfsd's fh_verify answers
 // nfserr_perm from nfsd_originating_port_ok).
-func (c *compound) admit(e *export) uint32 {
+func (c *compound) admit(e *export) nfs4.Status {
 	o, ok := e.access(c.conn.addr)
 	if !ok {
 		return nfs4.ErrAccess
@@ -136,7 +136,7 @@ func (c *compound) readOnlyFH() bool {
 // caller. RENAME and LINK change the current (target) directory, COPY and
 // CLONE the current (destination) file. OPEN and SETATTR check by
 // themselves.
-func (c *compound) refuseReadOnly(info *opInfo) uint32 {
+func (c *compound) refuseReadOnly(info *opInfo) nfs4.Status {
 	if info.flags&opChangesFS != 0 && c.readOnlyFH() {
 		return nfs4.ErrRofs
 	}
@@ -160,7 +160,7 @@ func (c *Conn) reservedPort() bool { return c.addr.IsValid() && c.port < 1024 }
 // admitFH is admit for PUTFH's node: an export's file needs the export's
 // client specs; a pseudo directory below the root must lead to an export
 // the caller may see.
-func (c *compound) admitFH(n *node) uint32 {
+func (c *compound) admitFH(n *node) nfs4.Status {
 	if n.exp != nil {
 		return c.admit(n.exp)
 	}

@@ -99,7 +99,7 @@ func newBenchClients(b *testing.B, file func(i int) string, op benchOp, oneSessi
 
 // send handles one request of cl as an engine would, and returns the
 // COMPOUND status.
-func (cl *benchClient) send(s *Server, rep *Reply, buf []byte) uint32 {
+func (cl *benchClient) send(s *Server, rep *Reply, buf []byte) nfs4.Status {
 	cl.seq++
 	seq := cl.seq
 	p := cl.rec[cl.seqPos:]
@@ -112,7 +112,7 @@ func (cl *benchClient) send(s *Server, rep *Reply, buf []byte) uint32 {
 	s.Complete(rep)
 	rep.Iovecs()
 	// The body, the COMPOUND result, starts with its status.
-	return binary.BigEndian.Uint32(rep.Enc.Header()[rep.bodyPos:])
+	return nfs4.Status(binary.BigEndian.Uint32(rep.Enc.Header()[rep.bodyPos:]))
 }
 
 func benchParallel(b *testing.B, file func(i int) string, op benchOp) {

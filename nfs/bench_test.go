@@ -43,7 +43,7 @@ func benchHandleSid(b *testing.B, opened bool, op func(e *xdr.Encoder, sid nfs4.
 	fh := h.lookupFH("f")
 	sid := nfs4.AnonStateid
 	if opened {
-		var st uint32
+		var st nfs4.Status
 		if sid, st = h.open("f", 0); st != nfs4.OK {
 			b.Fatalf("OPEN: %d", st)
 		}

@@ -118,11 +118,11 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 	e.Opaque(tag)
 	countPos := e.Reserve()
 	if minor < 1 || minor > 2 {
-		e.Patch(statusPos, nfs4.ErrMinorVersMismatch)
+		e.Patch(statusPos, uint32(nfs4.ErrMinorVersMismatch))
 		return true
 	}
 	status, done := c.run()
-	e.Patch(statusPos, status)
+	e.Patch(statusPos, uint32(status))
 	e.Patch(countPos, uint32(done))
 	return true
 }
@@ -131,7 +131,7 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 // number of results encoded. It never runs more operations than the
 // request holds: a count beyond them ends in NFS4ERR_BADXDR at the first
 // missing one, and SEQUENCE refuses counts over the session's limit.
-func (c *compound) run() (uint32, int) {
+func (c *compound) run() (nfs4.Status, int) {
 	for i := 0; uint32(i) < c.nops; i++ {
 		op := c.d.Uint32()
 		if c.d.Err() != nil {
@@ -157,7 +157,7 @@ func (c *compound) run() (uint32, int) {
 
 // gate checks that the op of entry info (nil: no such op) may run at
 // position i.
-func (c *compound) gate(info *opInfo, i int) uint32 {
+func (c *compound) gate(info *opInfo, i int) nfs4.Status {
 	if info == nil || info.minor > c.minor {
 		return nfs4.ErrOpIllegal
 	}
@@ -187,17 +187,17 @@ func (c *compound) gate(info *opInfo, i int) uint32 {
 }
 
 // fail encodes a result of status st for op, with no body.
-func (c *compound) fail(op, st uint32) uint32 {
+func (c *compound) fail(op uint32, st nfs4.Status) nfs4.Status {
 	c.countRefused(op, st)
 	c.e.Uint32(op)
-	c.e.Uint32(st)
+	c.e.Uint32(uint32(st))
 	return st
 }
 
 // exec runs one operation: op number, status, then the body the handler
 // writes. A failing handler's partial body is cut off unless it asks to keep
 // it. more says whether other ops follow.
-func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
+func (c *compound) exec(op uint32, info *opInfo, more bool) nfs4.Status {
 	c.e.Uint32(op)
 	statusPos := c.e.Reserve()
 	bodyPos := c.e.Pos()
@@ -235,7 +235,7 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 	if st != nfs4.OK && !c.keepResult && c.e.Pos() > bodyPos {
 		c.e.Truncate(bodyPos)
 	}
-	c.e.Patch(statusPos, st)
+	c.e.Patch(statusPos, uint32(st))
 	c.countOp(op, info, st, reads)
 	return st
 }
@@ -246,7 +246,7 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) uint32 {
 // (NFS4ERR_BADXDR): knfsd decodes the whole COMPOUND before
 // nfsd4_proc_compound checks ALLOWED_WITHOUT_FH. The op's own checks come
 // after (a LOCK of a bad range with no filehandle is NOFILEHANDLE).
-func noFH(d *xdr.Decoder, info *opInfo) uint32 {
+func noFH(d *xdr.Decoder, info *opInfo) nfs4.Status {
 	if s := info.args.read(d); s != nfs4.OK {
 		return s
 	}
@@ -263,7 +263,7 @@ func noFH(d *xdr.Decoder, info *opInfo) uint32 {
 // could not be sent or replayed; ops that change nothing are checked on
 // what they actually encode (checkReplySize), and READ, READ_PLUS and
 // READDIR fit themselves to the room left.
-func (c *compound) checkRoom(need int, more bool) uint32 {
+func (c *compound) checkRoom(need int, more bool) nfs4.Status {
 	if more {
 		need += compoundErrSlack
 	}
@@ -282,7 +282,7 @@ func (c *compound) checkRoom(need int, more bool) uint32 {
 // (NFS4ERR_REP_TOO_BIG_TO_CACHE), per RFC 8881 section 2.10.6.4. READ and
 // READ_PLUS clamp themselves to the room left; a result holding file data
 // cannot be cut back, so it stays (and such a reply is simply not cached).
-func (c *compound) checkReplySize(info *opInfo, segs int) uint32 {
+func (c *compound) checkReplySize(info *opInfo, segs int) nfs4.Status {
 	if info.flags&opDataReply != 0 && len(c.rep.segs) > segs {
 		return nfs4.OK
 	}
@@ -301,7 +301,7 @@ var rsizeCheck func(op uint32, est, got int)
 
 // runChecked runs info's handler and reports its result's size against
 // the estimate to rsizeCheck.
-func (c *compound) runChecked(op uint32, info *opInfo, segs int) uint32 {
+func (c *compound) runChecked(op uint32, info *opInfo, segs int) nfs4.Status {
 	est := info.rsize(c)
 	before := c.e.Len()
 	st := info.run(c)
@@ -330,7 +330,7 @@ func decodeStateidArgs(d *xdr.Decoder) stateidArgs {
 func (c *compound) setCur(sid nfs4.Stateid) { c.cur, c.hasCur = sid, true }
 
 // resolveSid replaces the special "current stateid" with the real one.
-func (c *compound) resolveSid(sid nfs4.Stateid) (nfs4.Stateid, uint32) {
+func (c *compound) resolveSid(sid nfs4.Stateid) (nfs4.Stateid, nfs4.Status) {
 	if sid == nfs4.CurrentStateid {
 		if !c.hasCur {
 			return sid, nfs4.ErrBadStateid

@@ -156,7 +156,7 @@ func FuzzCompoundOps(f *testing.F) {
 		d := xdr.NewDecoder(first)
 		h.acceptedHeader(d, 7, nfs4.AcceptSuccess)
 		d.Skip(4 + 4 + 4 + 4) // status, empty tag, count, SEQUENCE
-		if d.Uint32() != nfs4.OK {
+		if nfs4.Status(d.Uint32()) != nfs4.OK {
 			return // SEQUENCE refused it: no slot was used
 		}
 		sess.slots[0].mu.Lock()
@@ -167,7 +167,7 @@ func FuzzCompoundOps(f *testing.F) {
 			// Too big to keep: the retransmit is refused, never re-run.
 			d = xdr.NewDecoder(again)
 			h.acceptedHeader(d, 7, nfs4.AcceptSuccess)
-			if st := d.Uint32(); st != nfs4.ErrRetryUncachedRep {
+			if st := nfs4.Status(d.Uint32()); st != nfs4.ErrRetryUncachedRep {
 				t.Fatalf("retransmit of an uncached reply: status %d", st)
 			}
 			return

@@ -43,12 +43,12 @@ func TestLinuxClientMountBytes(t *testing.T) {
 		if len(ops) == 0 {
 			continue // NULL
 		}
-		status := reply.Uint32()
+		status := nfs4.Status(reply.Uint32())
 		reply.Opaque(1024)
 		reply.Uint32()
 		t.Logf("line %d: ops %v status %d", line, ops, status)
 		last := ops[len(ops)-1]
-		want := uint32(nfs4.OK)
+		want := nfs4.OK
 		if last == nfs4.OpReadlink {
 			want = nfs4.ErrInval
 		}

@@ -162,7 +162,7 @@ func TestNoFilehandle(t *testing.T) {
 			t.Errorf("%s: opNeedFH %v, listed %v", OpName(op), !listed, listed)
 		}
 	}
-	send := func(op uint32, args func(*xdr.Encoder), cut bool) uint32 {
+	send := func(op uint32, args func(*xdr.Encoder), cut bool) nfs4.Status {
 		d, st, n := h.compound(2, func(e *xdr.Encoder) {
 			h.sequence(e)
 			e.Uint32(op)
@@ -172,7 +172,7 @@ func TestNoFilehandle(t *testing.T) {
 			}
 		})
 		skipSequence(t, d)
-		if gotOp := d.Uint32(); n != 2 || gotOp != op || d.Uint32() != st {
+		if gotOp := d.Uint32(); n != 2 || gotOp != op || nfs4.Status(d.Uint32()) != st {
 			t.Errorf("%s: %d results, op %d", OpName(op), n, gotOp)
 		}
 		return st

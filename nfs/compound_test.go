@@ -148,7 +148,7 @@ func TestForgedHandles(t *testing.T) {
 	other := h.s.fhKey.makeHandle(&export{id: 12345}, 0, 99, nil)
 	cases := []struct {
 		fh   []byte
-		want uint32
+		want nfs4.Status
 	}{
 		{[]byte{1, 2, 3}, nfs4.ErrBadhandle},
 		{make([]byte, 16), nfs4.ErrBadhandle},

@@ -117,12 +117,12 @@ func callHeaderAs(e *xdr.Encoder, xid, prog, vers, proc, uid uint32) {
 // compound sends a COMPOUND of minor version 2 whose ops build writes, and
 // returns a decoder positioned at the first result plus the status and
 // result count.
-func (h *harness) compound(nops int, build func(e *xdr.Encoder)) (*xdr.Decoder, uint32, int) {
+func (h *harness) compound(nops int, build func(e *xdr.Encoder)) (*xdr.Decoder, nfs4.Status, int) {
 	h.t.Helper()
 	return h.compoundMinor(2, nops, build)
 }
 
-func (h *harness) compoundMinor(minor uint32, nops int, build func(e *xdr.Encoder)) (*xdr.Decoder, uint32, int) {
+func (h *harness) compoundMinor(minor uint32, nops int, build func(e *xdr.Encoder)) (*xdr.Decoder, nfs4.Status, int) {
 	h.t.Helper()
 	h.xid++
 	e := xdr.NewEncoder(256)
@@ -133,7 +133,7 @@ func (h *harness) compoundMinor(minor uint32, nops int, build func(e *xdr.Encode
 	build(e)
 	d := xdr.NewDecoder(h.record(e.AppendTo(nil)))
 	h.acceptedHeader(d, h.xid, nfs4.AcceptSuccess)
-	status := d.Uint32()
+	status := nfs4.Status(d.Uint32())
 	if tag := d.Opaque(1024); string(tag) != "tag" {
 		h.t.Fatalf("tag = %q", tag)
 	}
@@ -152,9 +152,9 @@ func (h *harness) acceptedHeader(d *xdr.Decoder, xid, stat uint32) {
 }
 
 // opResult reads one result's op and status.
-func opResult(t *testing.T, d *xdr.Decoder, op, status uint32) {
+func opResult(t *testing.T, d *xdr.Decoder, op uint32, status nfs4.Status) {
 	t.Helper()
-	gotOp, gotSt := d.Uint32(), d.Uint32()
+	gotOp, gotSt := d.Uint32(), nfs4.Status(d.Uint32())
 	if gotOp != op || gotSt != status {
 		t.Fatalf("result op %d status %d, want op %d status %d", gotOp, gotSt, op, status)
 	}

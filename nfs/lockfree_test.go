@@ -14,7 +14,7 @@ import (
 )
 
 // closeOpen sends CLOSE of sid on fh and returns its status.
-func (h *harness) closeOpen(fh []byte, sid nfs4.Stateid) uint32 {
+func (h *harness) closeOpen(fh []byte, sid nfs4.Stateid) nfs4.Status {
 	_, st := h.ops(2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
 		e.Opaque(fh)
@@ -27,7 +27,7 @@ func (h *harness) closeOpen(fh []byte, sid nfs4.Stateid) uint32 {
 
 // downgrade sends OPEN_DOWNGRADE of sid on fh to access (deny none) and
 // returns the status and the new stateid.
-func (h *harness) downgrade(fh []byte, sid nfs4.Stateid, access uint32) (uint32, nfs4.Stateid) {
+func (h *harness) downgrade(fh []byte, sid nfs4.Stateid, access uint32) (nfs4.Status, nfs4.Stateid) {
 	d, st := h.ops(2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
 		e.Opaque(fh)
@@ -47,7 +47,7 @@ func (h *harness) downgrade(fh []byte, sid nfs4.Stateid, access uint32) (uint32,
 }
 
 // destroySession sends DESTROY_SESSION of h's session alone.
-func (h *harness) destroySession() uint32 {
+func (h *harness) destroySession() nfs4.Status {
 	_, st, _ := h.compound(1, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpDestroySession)
 		e.Fixed(h.sess[:])
@@ -124,7 +124,7 @@ func TestStateLookupsUnderChurn(t *testing.T) {
 			}
 			for _, c := range []struct {
 				sid  nfs4.Stateid
-				want uint32
+				want nfs4.Status
 			}{{stale, nfs4.ErrStaleStateid}, {bad, nfs4.ErrBadStateid}} {
 				if got := h.readWith(fh, c.sid); got != c.want {
 					t.Errorf("READ with %v: %d, want %d", c.sid, got, c.want)

@@ -28,12 +28,12 @@ func (c *compound) startClock(conn *Conn) {
 // countOp counts the result st of op (of entry info), which ran since the
 // last one ended; reads is how many reads the reply had planned before op
 // ran.
-func (c *compound) countOp(op uint32, info *opInfo, st uint32, reads int) {
+func (c *compound) countOp(op uint32, info *opInfo, st nfs4.Status, reads int) {
 	k := &c.clock
 	if info.flags&opUntimed != 0 {
 		// Counted, not timed: a clock read costs as much as the
 		// operation. Its time goes to the operation after it.
-		k.stats.Count(op, st)
+		k.stats.Count(op, uint32(st))
 		return
 	}
 	if st == nfs4.OK && len(c.rep.Reads) > reads && info.flags&opDataReply != 0 {
@@ -42,13 +42,13 @@ func (c *compound) countOp(op uint32, info *opInfo, st uint32, reads int) {
 		// another operation follows (beginOp): a READ usually ends the
 		// compound, and a clock read costs as much as a quick operation.
 		if k.ioOp != 0 {
-			k.stats.Op(k.ioOp, nfs4.OK, metrics.Now()-k.ioStart)
+			k.stats.Op(k.ioOp, uint32(nfs4.OK), metrics.Now()-k.ioStart)
 		}
 		k.ioOp, k.ioStart, k.t = op, k.t, 0
 		return
 	}
 	now := metrics.Now()
-	k.stats.Op(op, st, now-k.t)
+	k.stats.Op(op, uint32(st), now-k.t)
 	k.t = now
 }
 
@@ -61,9 +61,9 @@ func (c *compound) beginOp() {
 }
 
 // countRefused counts an operation refused before it ran (not timed).
-func (c *compound) countRefused(op, st uint32) {
+func (c *compound) countRefused(op uint32, st nfs4.Status) {
 	if c.clock.stats != nil {
-		c.clock.stats.Count(op, st)
+		c.clock.stats.Count(op, uint32(st))
 	}
 }
 
@@ -111,7 +111,7 @@ func (s *Server) countComplete(rep *Reply) {
 	}
 	k.stats.Add(metrics.BytesRead, n)
 	if k.ioOp != 0 {
-		k.stats.Op(k.ioOp, nfs4.OK, metrics.Now()-k.ioStart)
+		k.stats.Op(k.ioOp, uint32(nfs4.OK), metrics.Now()-k.ioStart)
 		k.ioOp = 0
 	}
 }

@@ -62,7 +62,7 @@ func decodeCopy(d *xdr.Decoder) copyOpArgs {
 	return copyOpArgs{args: decodeCopyArgs(d), rest: decodeCopyRest(d)}
 }
 
-func opCopy(c *compound) uint32 {
+func opCopy(c *compound) nfs4.Status {
 	all := decodeCopy(c.d)
 	a, rest := all.args, all.rest
 	if c.d.Err() != nil {
@@ -82,7 +82,7 @@ func opCopy(c *compound) uint32 {
 }
 
 // syncCopy copies up to syncCopyMax bytes at once and encodes the result.
-func (c *compound) syncCopy(a *copyArgs, src, dst int) uint32 {
+func (c *compound) syncCopy(a *copyArgs, src, dst int) nfs4.Status {
 	want := min(a.count, syncCopyMax)
 	var n int64
 	err := c.asCallerIO(func() error {
@@ -131,7 +131,7 @@ func encodeCopyRequirements(e *xdr.Encoder, synchronous bool) {
 // asynchronous copy of the caller's has copied so far and, once it ended,
 // how (osr_complete). A copy that ended is remembered a while
 // (copyKeepTime) after its CB_OFFLOAD.
-func opOffloadStatus(c *compound) uint32 {
+func opOffloadStatus(c *compound) nfs4.Status {
 	cp, s := c.offloadTarget()
 	if s != nfs4.OK {
 		return s
@@ -140,7 +140,7 @@ func opOffloadStatus(c *compound) uint32 {
 	c.e.Uint64(count)
 	if ended {
 		c.e.Uint32(1)
-		c.e.Uint32(status)
+		c.e.Uint32(uint32(status))
 	} else {
 		c.e.Uint32(0)
 	}
@@ -150,7 +150,7 @@ func opOffloadStatus(c *compound) uint32 {
 // opOffloadCancel is OFFLOAD_CANCEL (RFC 7862 section 15.8): the copy stops
 // after the chunk it is copying, before the reply, and sends no
 // CB_OFFLOAD (as knfsd's nfsd4_offload_cancel stops the copy thread).
-func opOffloadCancel(c *compound) uint32 {
+func opOffloadCancel(c *compound) nfs4.Status {
 	cp, s := c.offloadTarget()
 	if s != nfs4.OK {
 		return s
@@ -162,7 +162,7 @@ func opOffloadCancel(c *compound) uint32 {
 // offloadTarget reads OFFLOAD_STATUS4args or OFFLOAD_CANCEL4args, a copy
 // stateid, and finds the caller's copy it names: another client's copy is
 // as unknown as one never started (NFS4ERR_BAD_STATEID).
-func (c *compound) offloadTarget() (*asyncCopy, uint32) {
+func (c *compound) offloadTarget() (*asyncCopy, nfs4.Status) {
 	sid := decodeStateidArgs(c.d).stateid
 	if c.d.Err() != nil {
 		return nil, nfs4.ErrBadXDR

@@ -9,7 +9,7 @@ import (
 
 // delegOfLocked finds the delegation sid names for the compound's client
 // on the current file.
-func (c *compound) delegOfLocked(sid nfs4.Stateid) (*openState, uint32) {
+func (c *compound) delegOfLocked(sid nfs4.Stateid) (*openState, nfs4.Status) {
 	sid, s := c.resolveSid(sid)
 	if s != nfs4.OK {
 		return nil, s
@@ -24,7 +24,7 @@ func (c *compound) delegOfLocked(sid nfs4.Stateid) (*openState, uint32) {
 	return o, nfs4.OK
 }
 
-func opDelegReturn(c *compound) uint32 {
+func opDelegReturn(c *compound) nfs4.Status {
 	sid := decodeStateidArgs(c.d).stateid
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -44,7 +44,7 @@ func opDelegReturn(c *compound) uint32 {
 // client restart, which this server does not offer (delegations do not
 // survive a client's restart), so RFC 8881 section 18.5.3 has it answer
 // NFS4ERR_NOTSUPP.
-func opDelegPurge(c *compound) uint32 {
+func opDelegPurge(c *compound) nfs4.Status {
 	decodeClientidArgs(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -69,7 +69,7 @@ func decodeWantDelegation(d *xdr.Decoder) wantDelegationArgs {
 	return a
 }
 
-func opWantDelegation(c *compound) uint32 {
+func opWantDelegation(c *compound) nfs4.Status {
 	a := decodeWantDelegation(c.d)
 	want, claim := a.want, a.claim
 	if c.d.Err() != nil {

@@ -15,7 +15,7 @@ func (c *compound) setFH(n *node) {
 	c.enterExport(n)
 }
 
-func opPutrootfh(c *compound) uint32 {
+func opPutrootfh(c *compound) nfs4.Status {
 	n := c.s.root()
 	if n == nil {
 		return nfs4.ErrStale
@@ -37,7 +37,7 @@ type putfhArgs struct {
 
 func decodePutfh(d *xdr.Decoder) putfhArgs { return putfhArgs{fh: d.Opaque(nfs4.FHSize)} }
 
-func opPutfh(c *compound) uint32 {
+func opPutfh(c *compound) nfs4.Status {
 	a := decodePutfh(c.d)
 	if c.d.Err() != nil {
 		if len(a.fh) == 0 {
@@ -56,17 +56,17 @@ func opPutfh(c *compound) uint32 {
 	return nfs4.OK
 }
 
-func opGetfh(c *compound) uint32 {
+func opGetfh(c *compound) nfs4.Status {
 	c.e.Opaque(c.cfh.handle)
 	return nfs4.OK
 }
 
-func opSavefh(c *compound) uint32 {
+func opSavefh(c *compound) nfs4.Status {
 	c.sfh, c.saved, c.hasSaved = c.cfh, c.cur, c.hasCur
 	return nfs4.OK
 }
 
-func opRestorefh(c *compound) uint32 {
+func opRestorefh(c *compound) nfs4.Status {
 	if c.sfh == nil {
 		return nfs4.ErrRestorefh
 	}
@@ -77,7 +77,7 @@ func opRestorefh(c *compound) uint32 {
 
 // needDir checks that the current filehandle (the table's opNeedFH made
 // sure there is one) is a directory.
-func (c *compound) needDir(st *unix.Stat_t) uint32 {
+func (c *compound) needDir(st *unix.Stat_t) nfs4.Status {
 	if s := c.s.statNode(c.cfh, st); s != nfs4.OK {
 		return s
 	}
@@ -92,7 +92,7 @@ func (c *compound) needDir(st *unix.Stat_t) uint32 {
 
 // nameInDir checks a component name and the current filehandle, a
 // directory whose attributes it leaves in st.
-func (c *compound) nameInDir(name []byte, st *unix.Stat_t) uint32 {
+func (c *compound) nameInDir(name []byte, st *unix.Stat_t) nfs4.Status {
 	if s := c.needDir(st); s != nfs4.OK {
 		return s
 	}
@@ -106,7 +106,7 @@ type lookupArgs struct {
 
 func decodeLookup(d *xdr.Decoder) lookupArgs { return lookupArgs{name: decodeName(d)} }
 
-func opLookup(c *compound) uint32 {
+func opLookup(c *compound) nfs4.Status {
 	a := decodeLookup(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -135,12 +135,12 @@ func opLookup(c *compound) uint32 {
 	return nfs4.OK
 }
 
-func opLookupp(c *compound) uint32 { return c.lookupParent() }
+func opLookupp(c *compound) nfs4.Status { return c.lookupParent() }
 
 // lookupParent makes the parent of the current directory the current
 // filehandle (LOOKUPP; SECINFO_NO_NAME with SECINFO_STYLE4_PARENT). The
 // root has none: NFS4ERR_NOENT (RFC 8881 sections 18.14.3, 18.45.3).
-func (c *compound) lookupParent() uint32 {
+func (c *compound) lookupParent() nfs4.Status {
 	var st unix.Stat_t
 	if s := c.needDir(&st); s != nfs4.OK {
 		return s
@@ -167,7 +167,7 @@ func (c *compound) lookupParent() uint32 {
 
 // statFH fills st for the current filehandle: from the memo of the LOOKUP
 // that made it current when there is one, else from the file.
-func (c *compound) statFH(st *unix.Stat_t) uint32 {
+func (c *compound) statFH(st *unix.Stat_t) nfs4.Status {
 	if c.recall(c.cfh, st) {
 		return nfs4.OK
 	}
@@ -181,7 +181,7 @@ type getattrArgs struct {
 
 func decodeGetattr(d *xdr.Decoder) getattrArgs { return getattrArgs{attrs: nfs4.DecodeBitmap(d)} }
 
-func opGetattr(c *compound) uint32 {
+func opGetattr(c *compound) nfs4.Status {
 	req := decodeGetattr(c.d).attrs
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -202,7 +202,7 @@ type accessArgs struct {
 
 func decodeAccess(d *xdr.Decoder) accessArgs { return accessArgs{access: d.Uint32()} }
 
-func opAccess(c *compound) uint32 {
+func opAccess(c *compound) nfs4.Status {
 	want := decodeAccess(c.d).access
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -221,7 +221,7 @@ func opAccess(c *compound) uint32 {
 	return nfs4.OK
 }
 
-func opReadlink(c *compound) uint32 {
+func opReadlink(c *compound) nfs4.Status {
 	n := c.cfh
 	if n.exp == nil {
 		return nfs4.ErrInval
@@ -258,7 +258,7 @@ type secinfoArgs struct {
 
 func decodeSecinfo(d *xdr.Decoder) secinfoArgs { return secinfoArgs{name: decodeName(d)} }
 
-func opSecinfo(c *compound) uint32 {
+func opSecinfo(c *compound) nfs4.Status {
 	name := decodeSecinfo(c.d).name
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -281,7 +281,7 @@ func opSecinfo(c *compound) uint32 {
 // childExists checks that name is in the current directory, as knfsd's
 // nfsd4_secinfo does by looking it up: SECINFO of a name that does not
 // exist is NFS4ERR_NOENT (RFC 8881 section 18.29.3 lists it).
-func (c *compound) childExists(name string) uint32 {
+func (c *compound) childExists(name string) nfs4.Status {
 	if c.cfh.exp == nil {
 		d := c.s.pseudoDirOf(c.cfh)
 		if d == nil {
@@ -322,7 +322,7 @@ func decodeSecinfoNoName(d *xdr.Decoder) secinfoNoNameArgs {
 	return secinfoNoNameArgs{style: d.Uint32()}
 }
 
-func opSecinfoNoName(c *compound) uint32 {
+func opSecinfoNoName(c *compound) nfs4.Status {
 	style := decodeSecinfoNoName(c.d).style
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR

@@ -22,7 +22,7 @@ type lockRange struct {
 }
 
 // rangeOf checks offset and length per RFC 8881 section 18.10.3.
-func rangeOf(off, length uint64) (uint64, uint64, uint32) {
+func rangeOf(off, length uint64) (uint64, uint64, nfs4.Status) {
 	switch {
 	case length == 0:
 		return 0, 0, nfs4.ErrInval
@@ -36,7 +36,7 @@ func rangeOf(off, length uint64) (uint64, uint64, uint32) {
 
 // lockRange checks the lock type, the range and the current file of LOCK
 // and LOCKT.
-func (c *compound) lockRange(typ uint32, off, length uint64) (uint64, uint64, uint32) {
+func (c *compound) lockRange(typ uint32, off, length uint64) (uint64, uint64, nfs4.Status) {
 	if typ < readLT || typ > writeWLT {
 		return 0, 0, nfs4.ErrInval
 	}
@@ -157,7 +157,7 @@ func decodeLock(d *xdr.Decoder) lockArgs {
 	return a
 }
 
-func opLock(c *compound) uint32 {
+func opLock(c *compound) nfs4.Status {
 	a := decodeLock(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -209,7 +209,7 @@ func opLock(c *compound) uint32 {
 // could otherwise grow memory without bound, one range (or one split of a
 // range by LOCKU) at a time. knfsd answers allocation failures here with
 // NFS4ERR_RESOURCE-like errors too.
-func (t *stateTable) setRangesLocked(st *openState, locks []lockRange) uint32 {
+func (t *stateTable) setRangesLocked(st *openState, locks []lockRange) nfs4.Status {
 	ranges := countRanges(locks, st)
 	cl := st.client
 	if total := cl.lockRanges - st.lock.ranges + ranges; ranges > st.lock.ranges && total > t.s.cfg.MaxLockRangesPerClient {
@@ -226,7 +226,7 @@ func (t *stateTable) setRangesLocked(st *openState, locks []lockRange) uint32 {
 // file of an open stateid.
 // lock_owner4's clientid is ignored: the session names the client (RFC
 // 8881 section 18.11.3).
-func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, owner string) (*openState, uint32) {
+func (t *stateTable) lockStateLocked(c *compound, openSid nfs4.Stateid, owner string) (*openState, nfs4.Status) {
 	openSid, s := c.resolveSid(openSid)
 	if s != nfs4.OK {
 		return nil, s
@@ -284,7 +284,7 @@ func decodeLockt(d *xdr.Decoder) locktArgs {
 	return locktArgs{locktype: d.Uint32(), offset: d.Uint64(), length: d.Uint64(), owner: decodeLockOwner(d)}
 }
 
-func opLockt(c *compound) uint32 {
+func opLockt(c *compound) nfs4.Status {
 	a := decodeLockt(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -324,7 +324,7 @@ func decodeLocku(d *xdr.Decoder) lockuArgs {
 		offset: d.Uint64(), length: d.Uint64()}
 }
 
-func opLocku(c *compound) uint32 {
+func opLocku(c *compound) nfs4.Status {
 	a := decodeLocku(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR

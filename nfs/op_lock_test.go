@@ -34,7 +34,7 @@ func TestLockArgsNamed(t *testing.T) {
 			e.String("locker")
 		}
 	}
-	locktOther := func() uint32 {
+	locktOther := func() nfs4.Status {
 		return h.opStatus(fh, nfs4.OpLockt, func(e *xdr.Encoder) {
 			e.Uint32(writeLT)
 			e.Uint64(0)
@@ -53,7 +53,7 @@ func TestLockArgsNamed(t *testing.T) {
 	if st != nfs4.OK {
 		t.Fatalf("LOCK: %d", st)
 	}
-	locku := func(typ uint32) uint32 {
+	locku := func(typ uint32) nfs4.Status {
 		return h.opStatus(fh, nfs4.OpLocku, func(e *xdr.Encoder) {
 			e.Uint32(typ)
 			e.Uint32(0)

@@ -29,7 +29,7 @@ type dirOp struct {
 }
 
 // openDir prepares a change to directory n.
-func (c *compound) openDir(n *node) (dirOp, uint32) {
+func (c *compound) openDir(n *node) (dirOp, nfs4.Status) {
 	if n == nil {
 		return dirOp{}, nfs4.ErrNofilehandle
 	}
@@ -72,7 +72,7 @@ type createArgs struct {
 	major, minor uint32 // NF4BLK's and NF4CHR's specdata4
 	name         []byte // aliases the request
 	attrs        newAttrs
-	attrStatus   uint32 // decodeNewAttrs' verdict on attrs
+	attrStatus   nfs4.Status // decodeNewAttrs' verdict on attrs
 }
 
 func decodeCreate(d *xdr.Decoder) createArgs {
@@ -89,7 +89,7 @@ func decodeCreate(d *xdr.Decoder) createArgs {
 	return a
 }
 
-func opCreate(c *compound) uint32 {
+func opCreate(c *compound) nfs4.Status {
 	a := decodeCreate(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -211,7 +211,7 @@ type removeArgs struct {
 
 func decodeRemove(d *xdr.Decoder) removeArgs { return removeArgs{name: decodeName(d)} }
 
-func opRemove(c *compound) uint32 {
+func opRemove(c *compound) nfs4.Status {
 	name := decodeRemove(c.d).name
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -270,7 +270,7 @@ func decodeRename(d *xdr.Decoder) renameArgs {
 	return renameArgs{oldName: decodeName(d), newName: decodeName(d)}
 }
 
-func opRename(c *compound) uint32 {
+func opRename(c *compound) nfs4.Status {
 	a := decodeRename(c.d)
 	oldName, newName := a.oldName, a.newName
 	if c.d.Err() != nil {
@@ -374,7 +374,7 @@ type linkArgs struct {
 
 func decodeLink(d *xdr.Decoder) linkArgs { return linkArgs{name: decodeName(d)} }
 
-func opLink(c *compound) uint32 {
+func opLink(c *compound) nfs4.Status {
 	name := decodeLink(c.d).name
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR

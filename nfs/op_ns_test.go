@@ -31,7 +31,7 @@ func TestCreateDirKeepsSetgid(t *testing.T) {
 	}
 	unix.Chmod(plain, 0o777)
 	projFH := h.pathFH("proj")
-	mkdir := func(dir []byte, name string, mode uint32) ([]byte, uint32) {
+	mkdir := func(dir []byte, name string, mode uint32) ([]byte, nfs4.Status) {
 		d, st := h.opsAs(as2000, 3, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)
 			e.Opaque(dir)

@@ -17,7 +17,7 @@ type openArgs struct {
 	createMode   uint32
 	verf         [8]byte
 	attrs        newAttrs
-	attrStatus   uint32
+	attrStatus   nfs4.Status
 	claim        uint32
 	name         []byte
 	delegSid     nfs4.Stateid // CLAIM_DELEGATE_CUR and CLAIM_DELEG_CUR_FH
@@ -64,7 +64,7 @@ func decodeOpen(d *xdr.Decoder) openArgs {
 	return a
 }
 
-func opOpen(c *compound) uint32 {
+func opOpen(c *compound) nfs4.Status {
 	a := decodeOpen(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -134,7 +134,7 @@ type openResult struct {
 }
 
 // openTarget finds (or creates) the file an OPEN names.
-func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
+func (c *compound) openTarget(a *openArgs, res *openResult) (*node, nfs4.Status) {
 	switch a.claim {
 	case nfs4.ClaimNull:
 	case nfs4.ClaimFH:
@@ -205,7 +205,7 @@ func (c *compound) openTarget(a *openArgs, res *openResult) (*node, uint32) {
 // the descriptors the open will use. Write access and DENY_READ need
 // write permission (knfsd's do_open_permission), the file's owner
 // included unless the OPEN created the file.
-func (c *compound) openPermission(n *node, st *unix.Stat_t, access, deny uint32, created bool) uint32 {
+func (c *compound) openPermission(n *node, st *unix.Stat_t, access, deny uint32, created bool) nfs4.Status {
 	// Checked here for every OPEN, ACLs included (accessResult): a
 	// descriptor cached from another caller's open is not checked by the
 	// kernel again.
@@ -230,10 +230,10 @@ func (c *compound) openPermission(n *node, st *unix.Stat_t, access, deny uint32,
 	return nfs4.OK
 }
 
-func openableType(st *unix.Stat_t) uint32 { return openableMode(st.Mode) }
+func openableType(st *unix.Stat_t) nfs4.Status { return openableMode(st.Mode) }
 
 // openableMode is openableType for file type bits.
-func openableMode(mode uint32) uint32 {
+func openableMode(mode uint32) nfs4.Status {
 	switch mode & unix.S_IFMT {
 	case unix.S_IFREG:
 		return nfs4.OK
@@ -247,7 +247,7 @@ func openableMode(mode uint32) uint32 {
 
 // open records an open of n by the client's open owner, or upgrades an
 // existing one, enforcing share reservations against other owners.
-func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.Stateid, uint32) {
+func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.Stateid, nfs4.Status) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// open_owner4's clientid is not checked: in NFSv4.1 the client is
@@ -283,7 +283,7 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 
 // openStateLocked finds the open (not lock) state sid names on the
 // current file. The caller holds the state lock.
-func (c *compound) openStateLocked(sid nfs4.Stateid) (*openState, uint32) {
+func (c *compound) openStateLocked(sid nfs4.Stateid) (*openState, nfs4.Status) {
 	sid, s := c.resolveSid(sid)
 	if s != nfs4.OK {
 		return nil, s
@@ -309,7 +309,7 @@ func decodeClose(d *xdr.Decoder) closeArgs {
 	return closeArgs{seqid: d.Uint32(), openStateid: nfs4.DecodeStateid(d)}
 }
 
-func opClose(c *compound) uint32 {
+func opClose(c *compound) nfs4.Status {
 	a := decodeClose(c.d)
 	sid := a.openStateid
 	if c.d.Err() != nil {
@@ -345,7 +345,7 @@ func decodeOpenDowngrade(d *xdr.Decoder) openDowngradeArgs {
 		shareAccess: d.Uint32(), shareDeny: d.Uint32()}
 }
 
-func opOpenDowngrade(c *compound) uint32 {
+func opOpenDowngrade(c *compound) nfs4.Status {
 	a := decodeOpenDowngrade(c.d)
 	sid := a.openStateid
 	access := a.shareAccess &^ nfs4.ShareAccessWantMask
@@ -374,7 +374,7 @@ func opOpenDowngrade(c *compound) uint32 {
 // maxTestStateids bounds the stateids one TEST_STATEID may ask about.
 const maxTestStateids = 1024
 
-func opTestStateid(c *compound) uint32 {
+func opTestStateid(c *compound) nfs4.Status {
 	n := c.d.ArrayLen(maxTestStateids, 16)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -386,12 +386,12 @@ func opTestStateid(c *compound) uint32 {
 		t.mu.Lock()
 		_, s := t.find(c.sess.client, sid)
 		t.mu.Unlock()
-		c.e.Uint32(s)
+		c.e.Uint32(uint32(s))
 	}
 	return nfs4.OK
 }
 
-func opFreeStateid(c *compound) uint32 {
+func opFreeStateid(c *compound) nfs4.Status {
 	sid := decodeStateidArgs(c.d).stateid
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -426,7 +426,7 @@ func opFreeStateid(c *compound) uint32 {
 
 // checkDelegClaim checks that sid is the compound's client's delegation
 // on n, for an OPEN that claims it.
-func (c *compound) checkDelegClaim(sid nfs4.Stateid, n *node) uint32 {
+func (c *compound) checkDelegClaim(sid nfs4.Stateid, n *node) nfs4.Status {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -442,7 +442,7 @@ func (c *compound) checkDelegClaim(sid nfs4.Stateid, n *node) uint32 {
 
 // createFile creates (or, for UNCHECKED, opens) a regular file for OPEN, as
 // the caller.
-func (c *compound) createFile(a *openArgs, res *openResult) (*node, uint32) {
+func (c *compound) createFile(a *openArgs, res *openResult) (*node, nfs4.Status) {
 	dir := c.cfh
 	flags := unix.O_RDWR | unix.O_CREAT
 	if a.createMode != nfs4.CreateUnchecked {
@@ -537,7 +537,7 @@ func verfTimes(v [8]byte) (atime, mtime unix.Timespec) {
 
 // exclusiveRetry answers an exclusive create of a file that exists: fine if
 // it carries the same verifier (a retransmit), else NFS4ERR_EXIST.
-func (c *compound) exclusiveRetry(dir *node, dirfd int, name string, verf [8]byte) (*node, uint32) {
+func (c *compound) exclusiveRetry(dir *node, dirfd int, name string, verf [8]byte) (*node, nfs4.Status) {
 	var st unix.Stat_t
 	n, err := c.s.lookupChildAt(dir, dirfd, name, &st)
 	if err != nil {

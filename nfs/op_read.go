@@ -9,7 +9,7 @@ import (
 
 // readTarget does the checks common to READ, READ_PLUS and SEEK and returns
 // the file's descriptor and attributes.
-func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
+func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, nfs4.Status) {
 	fd, _, s := c.readFD(sid)
 	if s != nfs4.OK {
 		return -1, s
@@ -22,7 +22,7 @@ func (c *compound) readTarget(sid nfs4.Stateid, st *unix.Stat_t) (int, uint32) {
 // an open's (or a lock's or delegation's) on it with read access: then
 // the READ may skip its fstat. The caller's permission is checked after
 // (statRead, or cachedReadOK without an fstat).
-func (c *compound) readFD(sid nfs4.Stateid) (fd int, opened bool, s uint32) {
+func (c *compound) readFD(sid nfs4.Stateid) (fd int, opened bool, s nfs4.Status) {
 	n := c.cfh
 	if n.exp == nil {
 		return -1, false, nfs4.ErrIsdir
@@ -57,7 +57,7 @@ func (c *compound) readFD(sid nfs4.Stateid) (fd int, opened bool, s uint32) {
 // statRead reads the attributes of the current file, open as fd, for a
 // read, checks the caller may read it now (whatever the stateid: knfsd
 // checks every READ), and keeps the size for later READs (sizeHint).
-func (c *compound) statRead(fd int, st *unix.Stat_t) uint32 {
+func (c *compound) statRead(fd int, st *unix.Stat_t) nfs4.Status {
 	n := c.cfh
 	gen := n.extent.gen.Load() // before the fstat: a change after it voids the hint
 	if err := unix.Fstat(fd, st); err != nil {
@@ -146,7 +146,7 @@ type readPlan struct {
 // verdict lets read, is read without an fstat (a.hinted; a.st stays zero,
 // a.eof false); stat does the fstat later if the caller needs the
 // attributes after all.
-func (c *compound) planRead(a *readPlan) uint32 {
+func (c *compound) planRead(a *readPlan) nfs4.Status {
 	args := decodeRead(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -168,7 +168,7 @@ func (c *compound) planRead(a *readPlan) uint32 {
 
 // stat reads the file's attributes for a (checking the caller may read
 // it) and clamps the range to the file's size.
-func (c *compound) stat(a *readPlan) uint32 {
+func (c *compound) stat(a *readPlan) nfs4.Status {
 	a.hinted = false
 	if s := c.statRead(a.fd, &a.st); s != nfs4.OK {
 		return s
@@ -183,7 +183,7 @@ func (c *compound) stat(a *readPlan) uint32 {
 	return nfs4.OK
 }
 
-func opRead(c *compound) uint32 {
+func opRead(c *compound) nfs4.Status {
 	var a readPlan
 	if s := c.planRead(&a); s != nfs4.OK {
 		return s
@@ -211,7 +211,7 @@ func decodeSeek(d *xdr.Decoder) seekArgs {
 	return seekArgs{stateid: nfs4.DecodeStateid(d), offset: d.Uint64(), what: d.Uint32()}
 }
 
-func opSeek(c *compound) uint32 {
+func opSeek(c *compound) nfs4.Status {
 	a := decodeSeek(c.d)
 	sid, off, what := a.stateid, a.offset, a.what
 	if c.d.Err() != nil {

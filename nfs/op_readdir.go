@@ -26,7 +26,7 @@ func decodeReaddir(d *xdr.Decoder) readdirArgs {
 	return a
 }
 
-func opReaddir(c *compound) uint32 {
+func opReaddir(c *compound) nfs4.Status {
 	if s := c.mayReaddir(); s != nfs4.OK {
 		return s
 	}
@@ -76,7 +76,7 @@ func opReaddir(c *compound) uint32 {
 
 // encodeDirlist writes READDIR4resok: as many entries of src as fit in
 // maxcount bytes (and dircount bytes of names and cookies, when given).
-func (c *compound) encodeDirlist(src dirSource, req nfs4.Bitmap, dircount, maxcount int) uint32 {
+func (c *compound) encodeDirlist(src dirSource, req nfs4.Bitmap, dircount, maxcount int) nfs4.Status {
 	e := c.e
 	start := e.Pos()
 	// The verifier is zeros, as knfsd sends: cookies stay valid while the
@@ -158,7 +158,7 @@ func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) bool {
 			b := nfs4.BitmapOf(nfs4.AttrRdattrError)
 			b.Encode(c.e)
 			c.e.Uint32(4)
-			c.e.Uint32(errno(err))
+			c.e.Uint32(uint32(errno(err)))
 			return true
 		}
 		nfs4.Bitmap{}.Encode(c.e)

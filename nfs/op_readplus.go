@@ -20,7 +20,7 @@ const (
 	maxReadGap = 1 << 20
 )
 
-func opReadPlus(c *compound) uint32 {
+func opReadPlus(c *compound) nfs4.Status {
 	var a readPlan
 	if s := c.planRead(&a); s != nfs4.OK {
 		return s

@@ -207,7 +207,7 @@ func TestSeek(t *testing.T) {
 	h.session()
 	h.sparse("f", 1<<20, [][2]int64{{256 << 10, 260 << 10}})
 	fh := h.lookupFH("f")
-	seek := func(off uint64, what uint32) (uint32, bool, uint64) {
+	seek := func(off uint64, what uint32) (nfs4.Status, bool, uint64) {
 		d, st, _ := h.compound(3, func(e *xdr.Encoder) {
 			h.sequence(e)
 			e.Uint32(nfs4.OpPutfh)
@@ -282,7 +282,7 @@ func TestReadPlusFragmentedWalkIsBounded(t *testing.T) {
 
 // readAt READs count bytes at off of fh with sid and returns eof and the
 // data.
-func (h *harness) readAt(fh []byte, sid nfs4.Stateid, off uint64, count uint32) (bool, []byte, uint32) {
+func (h *harness) readAt(fh []byte, sid nfs4.Stateid, off uint64, count uint32) (bool, []byte, nfs4.Status) {
 	h.t.Helper()
 	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)

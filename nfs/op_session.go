@@ -16,7 +16,7 @@ const serverImplDomain = "nfsd-uring.dev"
 // is decoded whole and refused with NFS4ERR_ENCR_ALG_UNSUPP, as knfsd
 // refuses it: well-formed arguments, an algorithm not offered (without
 // its arguments read, the rest of the op decoded as garbage: BADXDR).
-func decodeStateProtect(d *xdr.Decoder) uint32 {
+func decodeStateProtect(d *xdr.Decoder) nfs4.Status {
 	switch how := d.Uint32(); how {
 	case nfs4.SP4None:
 	case nfs4.SP4MachCred:
@@ -60,7 +60,7 @@ func skipImplID(d *xdr.Decoder) {
 	}
 }
 
-func opExchangeID(c *compound) uint32 {
+func opExchangeID(c *compound) nfs4.Status {
 	d := c.d
 	var verf [8]byte
 	copy(verf[:], d.Fixed(8))
@@ -124,7 +124,7 @@ func viewOf(c *client) clientView { return clientView{c.id, c.csSeq, c.confirmed
 // the confirmed record of each owner, t.unconfirmed the unconfirmed one;
 // an owner may have both while a rebooted client (case 5) is confirming
 // its new record.
-func (t *stateTable) exchangeID(addr netip.Addr, owner string, verf [8]byte, uid uint32, update bool) (clientView, uint32) {
+func (t *stateTable) exchangeID(addr netip.Addr, owner string, verf [8]byte, uid uint32, update bool) (clientView, nfs4.Status) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	conf := t.owners[owner]
@@ -234,7 +234,7 @@ const (
 // createSessionFlags are the csa_flags RFC 8881 section 18.36 defines.
 const createSessionFlags = nfs4.CreateSessionPersist | nfs4.CreateSessionConnBackChan | nfs4.CreateSessionConnRDMA
 
-func opCreateSession(c *compound) uint32 {
+func opCreateSession(c *compound) nfs4.Status {
 	d := c.d
 	clientID := d.Uint64()
 	seq := d.Uint32()
@@ -283,7 +283,7 @@ type backChannelArgs struct {
 	secOK bool
 }
 
-func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint32, fore, back channelAttrs, cb backChannelArgs) uint32 {
+func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint32, fore, back channelAttrs, cb backChannelArgs) nfs4.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	cl := t.clients[clientID]
@@ -424,7 +424,7 @@ func decodeSequence(d *xdr.Decoder) sequenceArgs {
 		highest: d.Uint32(), cacheThis: d.Bool()}
 }
 
-func opSequence(c *compound) uint32 {
+func opSequence(c *compound) nfs4.Status {
 	a := decodeSequence(c.d)
 	sid, seq, slotID, highest, cacheThis := a.sessionID, a.seqid, a.slotID, a.highest, a.cacheThis
 	if c.d.Err() != nil {
@@ -483,7 +483,7 @@ func decodeDestroySession(d *xdr.Decoder) destroySessionArgs {
 	return destroySessionArgs{sessionID: d.Fixed(nfs4.SessionIDSize)}
 }
 
-func opDestroySession(c *compound) uint32 {
+func opDestroySession(c *compound) nfs4.Status {
 	sid := decodeDestroySession(c.d).sessionID
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -527,7 +527,7 @@ type clientidArgs struct {
 
 func decodeClientidArgs(d *xdr.Decoder) clientidArgs { return clientidArgs{clientID: d.Uint64()} }
 
-func opDestroyClientid(c *compound) uint32 {
+func opDestroyClientid(c *compound) nfs4.Status {
 	id := decodeClientidArgs(c.d).clientID
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -565,7 +565,7 @@ func decodeBindConn(d *xdr.Decoder) bindConnArgs {
 // opBindConnToSession binds the connection to a session; only the
 // client's principal may (RFC 8881 section 18.34.3; with SP4_NONE the
 // principal is the AUTH_SYS uid that made the client record).
-func opBindConnToSession(c *compound) uint32 {
+func opBindConnToSession(c *compound) nfs4.Status {
 	a := decodeBindConn(c.d)
 	sid, dir := a.sessID, a.dir
 	if c.d.Err() != nil {
@@ -611,7 +611,7 @@ func decodeReclaimComplete(d *xdr.Decoder) reclaimCompleteArgs {
 	return reclaimCompleteArgs{oneFS: d.Bool()}
 }
 
-func opReclaimComplete(c *compound) uint32 {
+func opReclaimComplete(c *compound) nfs4.Status {
 	oneFS := decodeReclaimComplete(c.d).oneFS
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
@@ -624,7 +624,7 @@ func opReclaimComplete(c *compound) uint32 {
 
 // opBackchannelCtl sets the session's callback program and security
 // (RFC 8881 section 18.33).
-func opBackchannelCtl(c *compound) uint32 {
+func opBackchannelCtl(c *compound) nfs4.Status {
 	prog := c.d.Uint32()
 	sec, ok := decodeCallbackSec(c.d)
 	if c.d.Err() != nil {

@@ -12,7 +12,7 @@ import (
 
 // exchangeID sends EXCHANGE_ID for owner with verifier verf and flags as
 // h's uid, and returns the status, client id and result flags.
-func (h *harness) exchangeID(owner, verf string, flags uint32) (uint32, uint64, uint32) {
+func (h *harness) exchangeID(owner, verf string, flags uint32) (nfs4.Status, uint64, uint32) {
 	h.t.Helper()
 	d, st, _ := h.compound(1, func(e *xdr.Encoder) {
 		encodeExchangeID(e, owner, verf, flags)
@@ -48,7 +48,7 @@ func TestExchangeIDCases(t *testing.T) {
 		uid   uint32
 		verf  string
 		flags uint32
-		want  uint32
+		want  nfs4.Status
 		// same: the client id must equal the first's; new: must differ.
 		same, fresh bool
 	}
@@ -223,7 +223,7 @@ func TestCreateSessionAfterSequence(t *testing.T) {
 func TestCreateSessionArgs(t *testing.T) {
 	h := newHarness(t)
 	_, clid, _ := h.exchangeID("owner", "verifier", 0)
-	status := func(flags uint32, fore, back [6]uint32) uint32 {
+	status := func(flags uint32, fore, back [6]uint32) nfs4.Status {
 		_, st, _ := h.compound(1, func(e *xdr.Encoder) { createSessionOp(e, clid, 1, flags, fore, back) })
 		return st
 	}
@@ -353,7 +353,7 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("GETATTR returned %v", got)
 	}
 	vals := bytes.Clone(d.Opaque(4096))
-	check := func(op uint32, bits nfs4.Bitmap, vals []byte, want uint32) {
+	check := func(op uint32, bits nfs4.Bitmap, vals []byte, want nfs4.Status) {
 		t.Helper()
 		if st := h.opStatus(fh, op, func(e *xdr.Encoder) {
 			bits.Encode(e)

@@ -26,7 +26,7 @@ type newAttrs struct {
 
 // decodeNewAttrs reads a fattr4 for SETATTR, CREATE or OPEN. Unknown or
 // unsettable attributes are refused as RFC 8881 asks.
-func decodeNewAttrs(d *xdr.Decoder) (newAttrs, uint32) {
+func decodeNewAttrs(d *xdr.Decoder) (newAttrs, nfs4.Status) {
 	var a newAttrs
 	a.mask = nfs4.DecodeBitmap(d)
 	vals := d.Opaque(64 << 10)
@@ -42,7 +42,7 @@ func decodeNewAttrs(d *xdr.Decoder) (newAttrs, uint32) {
 		}
 	}
 	v := xdr.NewDecoder(vals)
-	var st uint32 = nfs4.OK
+	var st nfs4.Status = nfs4.OK
 	if a.mask.Has(nfs4.AttrSize) {
 		a.size = v.Uint64()
 	}
@@ -82,7 +82,7 @@ func decodeSetTime(d *xdr.Decoder) unix.Timespec {
 
 // parseOwner maps an owner string to an id: numeric ("1000", as the Linux
 // client sends with AUTH_SYS), or name[@domain] looked up locally.
-func parseOwner(b []byte, group bool) (uint32, uint32) {
+func parseOwner(b []byte, group bool) (uint32, nfs4.Status) {
 	s := string(b)
 	if id, err := strconv.ParseUint(s, 10, 32); err == nil {
 		return uint32(id), nfs4.OK
@@ -214,7 +214,7 @@ func chmodFD(fd int, path string, mode uint32) error {
 // among them: they hold the create verifier, as in the kernel server.
 var exclcreatAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner, nfs4.AttrOwnerGroup)
 
-func opSetattr(c *compound) uint32 {
+func opSetattr(c *compound) nfs4.Status {
 	sid := nfs4.DecodeStateid(c.d)
 	a, s := decodeNewAttrs(c.d)
 	c.keepResult = true

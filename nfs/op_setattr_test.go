@@ -32,7 +32,7 @@ func TestServerTimeByWriterNotOwner(t *testing.T) {
 		e.Int64(12345)
 		e.Uint32(0)
 	}
-	setattr := func(cr testCred, fh []byte, bits []int, times ...func(e *xdr.Encoder)) uint32 {
+	setattr := func(cr testCred, fh []byte, bits []int, times ...func(e *xdr.Encoder)) nfs4.Status {
 		t.Helper()
 		if err := unix.UtimesNano(shared, []unix.Timespec{old, old}); err != nil {
 			t.Fatal(err)

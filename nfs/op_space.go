@@ -19,7 +19,7 @@ func decodeAllocate(d *xdr.Decoder) allocateArgs {
 }
 
 // fallocateOp is ALLOCATE and DEALLOCATE.
-func fallocateOp(c *compound, mode uint32) uint32 {
+func fallocateOp(c *compound, mode uint32) nfs4.Status {
 	a := decodeAllocate(c.d)
 	sid, off, length := a.stateid, a.offset, a.length
 	if c.d.Err() != nil {
@@ -55,9 +55,9 @@ func fallocateOp(c *compound, mode uint32) uint32 {
 	return nfs4.OK
 }
 
-func opAllocate(c *compound) uint32 { return fallocateOp(c, 0) }
+func opAllocate(c *compound) nfs4.Status { return fallocateOp(c, 0) }
 
-func opDeallocate(c *compound) uint32 {
+func opDeallocate(c *compound) nfs4.Status {
 	return fallocateOp(c, unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE)
 }
 
@@ -71,7 +71,7 @@ type copyArgs struct {
 
 // copyTargets checks both files and returns the source's read descriptor
 // and the destination's write descriptor.
-func (c *compound) copyTargets(a *copyArgs) (int, int, uint32) {
+func (c *compound) copyTargets(a *copyArgs) (int, int, nfs4.Status) {
 	if c.sfh == nil { // the current one: the table's opNeedFH
 		return -1, -1, nfs4.ErrNofilehandle
 	}
@@ -119,7 +119,7 @@ func decodeCopyArgs(d *xdr.Decoder) copyArgs {
 	return a
 }
 
-func opClone(c *compound) uint32 {
+func opClone(c *compound) nfs4.Status {
 	a := decodeCopyArgs(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR

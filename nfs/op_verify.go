@@ -11,7 +11,7 @@ import (
 
 // opVerify is VERIFY (RFC 8881 section 18.31): NFS4ERR_NOT_SAME unless
 // the attributes given are the current file's.
-func opVerify(c *compound) uint32 {
+func opVerify(c *compound) nfs4.Status {
 	same, s := c.attrsSame()
 	switch {
 	case s != nfs4.OK:
@@ -24,7 +24,7 @@ func opVerify(c *compound) uint32 {
 
 // opNverify is NVERIFY (RFC 8881 section 18.15): NFS4ERR_SAME when the
 // attributes given are the current file's.
-func opNverify(c *compound) uint32 {
+func opNverify(c *compound) nfs4.Status {
 	same, s := c.attrsSame()
 	switch {
 	case s != nfs4.OK:
@@ -54,7 +54,7 @@ func decodeVerify(d *xdr.Decoder) verifyArgs {
 // (as knfsd's _nfsd4_verify compares). Attributes we do not support are
 // NFS4ERR_ATTRNOTSUPP; write-only ones and rdattr_error, which GETATTR
 // never returns, are NFS4ERR_INVAL (RFC 8881 section 18.31.3).
-func (c *compound) attrsSame() (bool, uint32) {
+func (c *compound) attrsSame() (bool, nfs4.Status) {
 	a := decodeVerify(c.d)
 	req, vals := a.attrs, a.vals
 	if c.d.Err() != nil {

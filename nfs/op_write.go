@@ -9,7 +9,7 @@ import (
 
 // writeTarget checks a stateid for writing the current file and returns the
 // descriptors to write with.
-func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s uint32) {
+func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s nfs4.Status) {
 	n := c.cfh
 	if n.exp == nil {
 		return -1, nfs4.ErrIsdir
@@ -63,7 +63,7 @@ func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s uint32) {
 // shared descriptor, so the kernel keeps the bits; we clear them here. st
 // is the stat writeTarget already made, so files without the bits (nearly
 // all) cost nothing more.
-func (c *compound) dropPrivs(fd int, st *unix.Stat_t) uint32 {
+func (c *compound) dropPrivs(fd int, st *unix.Stat_t) nfs4.Status {
 	mode := st.Mode & 0o7777
 	if mode&(unix.S_ISUID|unix.S_ISGID) == 0 || !canSwitch || c.cred.UID == 0 {
 		// No bits; or we are not root, so the kernel clears them itself;
@@ -126,7 +126,7 @@ func writeDataAt(d *xdr.Decoder) uint64 {
 	return a.offset
 }
 
-func opWrite(c *compound) uint32 {
+func opWrite(c *compound) nfs4.Status {
 	a := decodeWrite(c.d)
 	if c.d.Err() != nil || len(a.data) > c.s.cfg.MaxIO {
 		return nfs4.ErrBadXDR
@@ -184,7 +184,7 @@ func decodeCommit(d *xdr.Decoder) commitArgs {
 	return commitArgs{offset: d.Uint64(), count: d.Uint32()}
 }
 
-func opCommit(c *compound) uint32 {
+func opCommit(c *compound) nfs4.Status {
 	_ = decodeCommit(c.d) // not used: the whole file is synced
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR

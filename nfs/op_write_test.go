@@ -14,7 +14,7 @@ import (
 
 // create opens name for writing with OPEN4_CREATE in mode how and returns
 // the status, stateid and handle.
-func (h *harness) create(name string, how uint32, verf string) (uint32, nfs4.Stateid, []byte) {
+func (h *harness) create(name string, how uint32, verf string) (nfs4.Status, nfs4.Stateid, []byte) {
 	h.t.Helper()
 	d, st, _ := h.compound(4, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -56,7 +56,7 @@ func (h *harness) create(name string, how uint32, verf string) (uint32, nfs4.Sta
 }
 
 // writeOp sends WRITE and returns status, count, committed and verifier.
-func (h *harness) writeOp(fh []byte, sid nfs4.Stateid, off uint64, stable uint32, data []byte) (uint32, uint32, uint32, []byte) {
+func (h *harness) writeOp(fh []byte, sid nfs4.Stateid, off uint64, stable uint32, data []byte) (nfs4.Status, uint32, uint32, []byte) {
 	h.t.Helper()
 	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -159,7 +159,7 @@ func TestReadOnlyOpenCannotWrite(t *testing.T) {
 }
 
 // ops sends SEQUENCE plus the given ops and returns the COMPOUND status.
-func (h *harness) ops(n int, build func(e *xdr.Encoder)) (*xdr.Decoder, uint32) {
+func (h *harness) ops(n int, build func(e *xdr.Encoder)) (*xdr.Decoder, nfs4.Status) {
 	h.t.Helper()
 	d, st, _ := h.compound(n+1, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -172,7 +172,7 @@ func TestNamespaceChanges(t *testing.T) {
 	h := newHarness(t)
 	h.session()
 	h.write("f", []byte("content"))
-	mkdir := func(name string) uint32 {
+	mkdir := func(name string) nfs4.Status {
 		_, st := h.ops(2, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutrootfh)
 			e.Uint32(nfs4.OpCreate)
@@ -306,7 +306,7 @@ func TestLocks(t *testing.T) {
 	if st != nfs4.OK {
 		t.Fatal(st)
 	}
-	lock := func(typ uint32, off, n uint64, owner string, sid nfs4.Stateid, newOwner bool) (uint32, *xdr.Decoder) {
+	lock := func(typ uint32, off, n uint64, owner string, sid nfs4.Stateid, newOwner bool) (nfs4.Status, *xdr.Decoder) {
 		d, st := h.ops(2, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)
 			e.Opaque(fh)

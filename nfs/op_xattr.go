@@ -58,7 +58,7 @@ type removexattrArgs struct{ name string }
 // knfsd's nfsd4_decode_xattr_name: a name too long to take the prefix is
 // NFS4ERR_NAMETOOLONG (checked before its bytes are read), an empty name or
 // one with a NUL (it cannot reach the kernel) NFS4ERR_BADXDR.
-func decodeXattrName(d *xdr.Decoder) (string, uint32) {
+func decodeXattrName(d *xdr.Decoder) (string, nfs4.Status) {
 	n := d.Uint32()
 	if d.Err() != nil {
 		return "", nfs4.ErrBadXDR
@@ -73,12 +73,12 @@ func decodeXattrName(d *xdr.Decoder) (string, uint32) {
 	return xattrUserPrefix + string(b), nfs4.OK
 }
 
-func decodeGetxattr(d *xdr.Decoder) (getxattrArgs, uint32) {
+func decodeGetxattr(d *xdr.Decoder) (getxattrArgs, nfs4.Status) {
 	name, s := decodeXattrName(d)
 	return getxattrArgs{name}, s
 }
 
-func decodeRemovexattr(d *xdr.Decoder) (removexattrArgs, uint32) {
+func decodeRemovexattr(d *xdr.Decoder) (removexattrArgs, nfs4.Status) {
 	name, s := decodeXattrName(d)
 	return removexattrArgs{name}, s
 }
@@ -86,7 +86,7 @@ func decodeRemovexattr(d *xdr.Decoder) (removexattrArgs, uint32) {
 // decodeSetxattr reads SETXATTR4args. An unknown option is NFS4ERR_INVAL,
 // a value over XATTR_SIZE_MAX NFS4ERR_XATTR2BIG, checked before its bytes
 // are read (knfsd's nfsd4_decode_setxattr).
-func decodeSetxattr(d *xdr.Decoder) (setxattrArgs, uint32) {
+func decodeSetxattr(d *xdr.Decoder) (setxattrArgs, nfs4.Status) {
 	var a setxattrArgs
 	a.option = d.Uint32()
 	if d.Err() != nil {
@@ -95,7 +95,7 @@ func decodeSetxattr(d *xdr.Decoder) (setxattrArgs, uint32) {
 	if a.option > nfs4.SetxattrReplace {
 		return a, nfs4.ErrInval
 	}
-	var s uint32
+	var s nfs4.Status
 	if a.name, s = decodeXattrName(d); s != nfs4.OK {
 		return a, s
 	}
@@ -113,7 +113,7 @@ func decodeSetxattr(d *xdr.Decoder) (setxattrArgs, uint32) {
 	return a, nfs4.OK
 }
 
-func decodeListxattrs(d *xdr.Decoder) (listxattrsArgs, uint32) {
+func decodeListxattrs(d *xdr.Decoder) (listxattrsArgs, nfs4.Status) {
 	a := listxattrsArgs{cookie: d.Uint64(), maxcount: d.Uint32()}
 	if d.Err() != nil {
 		return a, nfs4.ErrBadXDR
@@ -131,7 +131,7 @@ type xattrFile struct {
 
 // openXattrFile opens the current file (not the pseudo-root) and checks
 // that the caller holds need (mayRead or mayWrite) on it.
-func (c *compound) openXattrFile(need uint32) (xattrFile, uint32) {
+func (c *compound) openXattrFile(need uint32) (xattrFile, nfs4.Status) {
 	f := xattrFile{fd: -1}
 	fd, err := c.cfh.open(unix.O_PATH, nil)
 	if err == unix.ENOENT || err == unix.ENOTDIR {
@@ -182,7 +182,7 @@ func (f *xattrFile) change() uint64 {
 // xattrErrno maps an *xattr call's error as knfsd's nfsd_xattr_errno:
 // ENODATA is NFS4ERR_NOXATTR, E2BIG NFS4ERR_XATTR2BIG, ERANGE (a list or
 // value larger than the kernel returns) NFS4ERR_TOOSMALL.
-func xattrErrno(err error) uint32 {
+func xattrErrno(err error) nfs4.Status {
 	switch err {
 	case unix.ENODATA:
 		return nfs4.ErrNoxattr
@@ -219,7 +219,7 @@ func readSized(limit int, call func(buf []byte) (int, error)) ([]byte, error) {
 	return nil, unix.ERANGE
 }
 
-func opGetxattr(c *compound) uint32 {
+func opGetxattr(c *compound) nfs4.Status {
 	a, s := decodeGetxattr(c.d)
 	if s != nfs4.OK {
 		return s
@@ -259,7 +259,7 @@ var setxattrFlags = [...]int{
 	nfs4.SetxattrReplace: unix.XATTR_REPLACE,
 }
 
-func opSetxattr(c *compound) uint32 {
+func opSetxattr(c *compound) nfs4.Status {
 	a, s := decodeSetxattr(c.d)
 	if s != nfs4.OK {
 		return s
@@ -269,7 +269,7 @@ func opSetxattr(c *compound) uint32 {
 	})
 }
 
-func opRemovexattr(c *compound) uint32 {
+func opRemovexattr(c *compound) nfs4.Status {
 	a, s := decodeRemovexattr(c.d)
 	if s != nfs4.OK {
 		return s
@@ -282,7 +282,7 @@ func opRemovexattr(c *compound) uint32 {
 // changeXattr runs change (SETXATTR's or REMOVEXATTR's call on the file's
 // /proc path) as the caller and encodes the file's change_info4. Files
 // that cannot hold user xattrs give NFS4ERR_PERM, as the kernel's EPERM.
-func (c *compound) changeXattr(change func(path string) error) uint32 {
+func (c *compound) changeXattr(change func(path string) error) nfs4.Status {
 	if c.cfh.exp == nil {
 		return nfs4.ErrRofs
 	}
@@ -302,7 +302,7 @@ func (c *compound) changeXattr(change func(path string) error) uint32 {
 	return nfs4.OK
 }
 
-func opListxattrs(c *compound) uint32 {
+func opListxattrs(c *compound) nfs4.Status {
 	a, s := decodeListxattrs(c.d)
 	if s != nfs4.OK {
 		return s
@@ -352,7 +352,7 @@ func userXattrs(cr Cred, f *xattrFile) ([][]byte, error) {
 // in the session's reply. RFC 8276 section 8.4.3: a cookie past the list
 // is NFS4ERR_BADCOOKIE, a maxcount too small for the first name
 // NFS4ERR_TOOSMALL.
-func (c *compound) encodeXattrList(names [][]byte, a listxattrsArgs) uint32 {
+func (c *compound) encodeXattrList(names [][]byte, a listxattrsArgs) nfs4.Status {
 	if a.cookie > uint64(len(names)) {
 		return nfs4.ErrBadCookie
 	}

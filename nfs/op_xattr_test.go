@@ -31,7 +31,7 @@ func xattrHarness(t *testing.T) *harness {
 
 // xattrCall sends PUTFH fh plus op (arguments from args) as cr and returns
 // op's status, with the decoder at its result body.
-func (h *harness) xattrCall(cr testCred, fh []byte, op uint32, args func(e *xdr.Encoder)) (uint32, *xdr.Decoder) {
+func (h *harness) xattrCall(cr testCred, fh []byte, op uint32, args func(e *xdr.Encoder)) (nfs4.Status, *xdr.Decoder) {
 	h.t.Helper()
 	d, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
@@ -45,7 +45,7 @@ func (h *harness) xattrCall(cr testCred, fh []byte, op uint32, args func(e *xdr.
 	return st, d
 }
 
-func (h *harness) getxattr(cr testCred, fh []byte, name string) (uint32, []byte) {
+func (h *harness) getxattr(cr testCred, fh []byte, name string) (nfs4.Status, []byte) {
 	h.t.Helper()
 	st, d := h.xattrCall(cr, fh, nfs4.OpGetxattr, func(e *xdr.Encoder) { e.String(name) })
 	if st != nfs4.OK {
@@ -55,7 +55,7 @@ func (h *harness) getxattr(cr testCred, fh []byte, name string) (uint32, []byte)
 }
 
 // setxattr returns the status and, on success, the change_info4.
-func (h *harness) setxattr(cr testCred, fh []byte, option uint32, name, value string) (uint32, changeInfo) {
+func (h *harness) setxattr(cr testCred, fh []byte, option uint32, name, value string) (nfs4.Status, changeInfo) {
 	h.t.Helper()
 	st, d := h.xattrCall(cr, fh, nfs4.OpSetxattr, func(e *xdr.Encoder) {
 		e.Uint32(option)
@@ -65,13 +65,13 @@ func (h *harness) setxattr(cr testCred, fh []byte, option uint32, name, value st
 	return st, decodeChangeInfo(h.t, st, d)
 }
 
-func (h *harness) removexattr(cr testCred, fh []byte, name string) (uint32, changeInfo) {
+func (h *harness) removexattr(cr testCred, fh []byte, name string) (nfs4.Status, changeInfo) {
 	h.t.Helper()
 	st, d := h.xattrCall(cr, fh, nfs4.OpRemovexattr, func(e *xdr.Encoder) { e.String(name) })
 	return st, decodeChangeInfo(h.t, st, d)
 }
 
-func decodeChangeInfo(t *testing.T, st uint32, d *xdr.Decoder) changeInfo {
+func decodeChangeInfo(t *testing.T, st nfs4.Status, d *xdr.Decoder) changeInfo {
 	t.Helper()
 	if st != nfs4.OK {
 		return changeInfo{}
@@ -89,7 +89,7 @@ type xattrList struct {
 	eof    bool
 }
 
-func (h *harness) listxattrs(cr testCred, fh []byte, cookie uint64, maxcount uint32) (uint32, xattrList) {
+func (h *harness) listxattrs(cr testCred, fh []byte, cookie uint64, maxcount uint32) (nfs4.Status, xattrList) {
 	h.t.Helper()
 	st, d := h.xattrCall(cr, fh, nfs4.OpListxattrs, func(e *xdr.Encoder) {
 		e.Uint64(cookie)
@@ -239,7 +239,7 @@ func TestXattrBadArguments(t *testing.T) {
 		option uint32
 		name   string
 		value  string
-		want   uint32
+		want   nfs4.Status
 	}{
 		{"name of 251 bytes", nfs4.SetxattrEither, long, "v", nfs4.ErrNametoolong},
 		{"empty name", nfs4.SetxattrEither, "", "v", nfs4.ErrBadXDR},
@@ -546,7 +546,7 @@ func FuzzXattrArgs(f *testing.F) {
 	seed(func(e *xdr.Encoder) { e.Uint32(2); e.String(strings.Repeat("n", 250)); e.Uint32(xattrSizeMax) })
 	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		checkName := func(name string, st uint32) {
+		checkName := func(name string, st nfs4.Status) {
 			if st != nfs4.OK {
 				return
 			}

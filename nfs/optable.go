@@ -37,7 +37,7 @@ type opInfo struct {
 	dataAt func(d *xdr.Decoder) uint64
 }
 
-type opFunc func(c *compound) uint32
+type opFunc func(c *compound) nfs4.Status
 
 type opFlags uint16
 
@@ -284,7 +284,7 @@ func OpName(op uint32) string {
 	return "ILLEGAL"
 }
 
-func opNotsupp(*compound) uint32 { return nfs4.ErrNotsupp }
+func opNotsupp(*compound) nfs4.Status { return nfs4.ErrNotsupp }
 
 // fixed is a reply-size estimate that does not depend on the arguments.
 func fixed(n int) func(*compound) int {
@@ -375,7 +375,7 @@ type argShape struct {
 	// read decodes the argument and returns the decoder's verdict:
 	// nfs4.OK, NFS4ERR_BADXDR, or an op's own decode check (SETXATTR's
 	// option).
-	read func(d *xdr.Decoder) uint32
+	read func(d *xdr.Decoder) nfs4.Status
 	// size, when not 0, is the argument's length whatever its values
 	// (fixedArgs): the quick scans skip that many bytes rather than
 	// decode them.
@@ -394,7 +394,7 @@ func (a *argShape) skip(d *xdr.Decoder) bool {
 
 // argsOf is the argShape of the decoder an op's handler uses.
 func argsOf[A any](decode func(*xdr.Decoder) A) argShape {
-	return argShape{read: func(d *xdr.Decoder) uint32 {
+	return argShape{read: func(d *xdr.Decoder) nfs4.Status {
 		decode(d)
 		if d.Err() != nil {
 			return nfs4.ErrBadXDR
@@ -419,12 +419,12 @@ func fixedArgs[A any](decode func(*xdr.Decoder) A) argShape {
 
 // checkedArgsOf is argsOf for a decoder that checks what it reads and
 // answers a status of its own (the xattr ops, as knfsd's decoders).
-func checkedArgsOf[A any](decode func(*xdr.Decoder) (A, uint32)) argShape {
-	return argShape{read: func(d *xdr.Decoder) uint32 {
+func checkedArgsOf[A any](decode func(*xdr.Decoder) (A, nfs4.Status)) argShape {
+	return argShape{read: func(d *xdr.Decoder) nfs4.Status {
 		_, s := decode(d)
 		return s
 	}}
 }
 
 // noArgs is the argShape of an op that has none.
-var noArgs = argShape{read: func(*xdr.Decoder) uint32 { return nfs4.OK }}
+var noArgs = argShape{read: func(*xdr.Decoder) nfs4.Status { return nfs4.OK }}

@@ -279,7 +279,7 @@ func (h *harness) sessionLimits(maxResp, maxCached uint32) {
 // (8 bytes of reply) at a time until the COMPOUND fails, and checks that
 // it fails at the REMOVE with status want and that the REMOVE did not run.
 // The REMOVE before it, which fit, removed its file.
-func repTooBigRemove(t *testing.T, h *harness, cache bool, want uint32) {
+func repTooBigRemove(t *testing.T, h *harness, cache bool, want nfs4.Status) {
 	victim := filepath.Join(h.dir, "victim")
 	for k := 0; k < 60; k++ {
 		h.write("victim", []byte("v"))

@@ -360,7 +360,7 @@ var cbXIDs atomic.Uint32
 // cbResult is a CB_COMPOUND reply: its status and a decoder at the
 // results after CB_SEQUENCE's.
 type cbResult struct {
-	status uint32
+	status nfs4.Status
 	d      *xdr.Decoder
 }
 
@@ -467,7 +467,7 @@ func decodeCBReply(rec []byte, xid uint32) (cbResult, error) {
 	if err != nil {
 		return cbResult{}, err
 	}
-	status := d.Uint32()
+	status := nfs4.Status(d.Uint32())
 	d.Opaque(maxTag)
 	n := d.Uint32()
 	if d.Err() != nil {
@@ -476,7 +476,7 @@ func decodeCBReply(rec []byte, xid uint32) (cbResult, error) {
 	if n == 0 {
 		return cbResult{status: status, d: d}, nil
 	}
-	op, st := d.Uint32(), d.Uint32()
+	op, st := d.Uint32(), nfs4.Status(d.Uint32())
 	if op != nfs4.OpCBSequence {
 		return cbResult{}, fmt.Errorf("nfs: callback reply starts with op %d", op)
 	}

@@ -52,7 +52,7 @@ type asyncCopy struct {
 	stop   chan struct{} // closed by OFFLOAD_CANCEL
 	done   chan struct{} // closed once status and committed are set
 	// status and committed are the copy's result, read after done.
-	status    uint32
+	status    nfs4.Status
 	committed uint32
 	// Under copyTable.mu: cancelled by OFFLOAD_CANCEL; ended, when the
 	// record is kept after its end.
@@ -64,7 +64,7 @@ func (cp *asyncCopy) stateid() nfs4.Stateid { return nfs4.Stateid{Seqid: 1, Othe
 
 // progress returns the bytes copied so far and, once the copy ended, its
 // status.
-func (cp *asyncCopy) progress() (count uint64, status uint32, ended bool) {
+func (cp *asyncCopy) progress() (count uint64, status nfs4.Status, ended bool) {
 	select {
 	case <-cp.done:
 		return cp.copied.Load(), cp.status, true
@@ -190,7 +190,7 @@ func (s *Server) copyKeepTime() time.Duration {
 // startAsyncCopy starts the copy a's checked descriptors src and dst
 // describe on its own goroutine and encodes COPY's answer: the copy
 // stateid, nothing copied yet, cr_synchronous false.
-func (c *compound) startAsyncCopy(a *copyArgs, src, dst int) uint32 {
+func (c *compound) startAsyncCopy(a *copyArgs, src, dst int) nfs4.Status {
 	cl := c.sess.client
 	if !c.s.copies.reserve(cl) {
 		return nfs4.ErrDelay
@@ -256,7 +256,7 @@ func (s *Server) runCopy(cp *asyncCopy) {
 // copyChunks copies cp's range syncCopyMax at a time, checking between
 // chunks whether it is to stop: cancelled, its client gone, the server
 // closing (stopped true).
-func (s *Server) copyChunks(cp *asyncCopy) (status uint32, stopped bool) {
+func (s *Server) copyChunks(cp *asyncCopy) (status nfs4.Status, stopped bool) {
 	for done := uint64(0); done < cp.count; {
 		select {
 		case <-cp.stop:
@@ -343,7 +343,7 @@ func (cp *asyncCopy) encodeCBOffload(e *xdr.Encoder, verf []byte) {
 	e.Uint32(nfs4.OpCBOffload)
 	e.Opaque(cp.node.handle)
 	cp.stateid().Encode(e)
-	e.Uint32(cp.status)
+	e.Uint32(uint32(cp.status))
 	if cp.status != nfs4.OK {
 		e.Uint64(cp.copied.Load())
 		return

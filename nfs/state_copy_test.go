@@ -16,14 +16,14 @@ import (
 type cbOffload struct {
 	fh        []byte
 	sid       nfs4.Stateid
-	status    uint32
+	status    nfs4.Status
 	count     uint64
 	committed uint32
 }
 
 // copyReply is COPY4res as the tests read it.
 type copyReply struct {
-	status      uint32
+	status      nfs4.Status
 	callbackID  *nfs4.Stateid
 	count       uint64
 	committed   uint32
@@ -109,7 +109,7 @@ func (h *harness) copyCall(src, dst []byte, count uint64, synchronous bool) copy
 
 // offloadStatus sends OFFLOAD_STATUS for sid on fh and returns its status,
 // count, and the completion status when there is one.
-func (h *harness) offloadStatus(fh []byte, sid nfs4.Stateid) (st uint32, count uint64, complete []uint32) {
+func (h *harness) offloadStatus(fh []byte, sid nfs4.Stateid) (st nfs4.Status, count uint64, complete []nfs4.Status) {
 	h.t.Helper()
 	d, st := h.ops(2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
@@ -125,7 +125,7 @@ func (h *harness) offloadStatus(fh []byte, sid nfs4.Stateid) (st uint32, count u
 	}
 	count = d.Uint64()
 	for n := d.ArrayLen(1, 4); n > 0; n-- {
-		complete = append(complete, d.Uint32())
+		complete = append(complete, nfs4.Status(d.Uint32()))
 	}
 	return st, count, complete
 }
@@ -177,7 +177,7 @@ func answerCB(call []byte) ([]byte, *cbOffload) {
 	d.Uint32()    // referring call lists: none
 	var off *cbOffload
 	if nops == 2 && d.Uint32() == nfs4.OpCBOffload {
-		off = &cbOffload{fh: bytes.Clone(d.Opaque(nfs4.FHSize)), sid: nfs4.DecodeStateid(d), status: d.Uint32()}
+		off = &cbOffload{fh: bytes.Clone(d.Opaque(nfs4.FHSize)), sid: nfs4.DecodeStateid(d), status: nfs4.Status(d.Uint32())}
 		if off.status == nfs4.OK {
 			d.ArrayLen(1, stateidLen)
 			off.count, off.committed = d.Uint64(), d.Uint32()
@@ -192,11 +192,11 @@ func answerCB(call []byte) ([]byte, *cbOffload) {
 	e.Uint32(nfs4.AuthNone)
 	e.Uint32(0)
 	e.Uint32(nfs4.AcceptSuccess)
-	e.Uint32(nfs4.OK)
+	e.Uint32(uint32(nfs4.OK))
 	e.Uint32(0) // tag
 	e.Uint32(nops)
 	e.Uint32(nfs4.OpCBSequence)
-	e.Uint32(nfs4.OK)
+	e.Uint32(uint32(nfs4.OK))
 	e.Fixed(sess)
 	e.Uint32(seq)
 	e.Uint32(0)
@@ -204,7 +204,7 @@ func answerCB(call []byte) ([]byte, *cbOffload) {
 	e.Uint32(0)
 	if nops == 2 {
 		e.Uint32(nfs4.OpCBOffload)
-		e.Uint32(nfs4.OK)
+		e.Uint32(uint32(nfs4.OK))
 	}
 	return e.AppendTo(nil), off
 }

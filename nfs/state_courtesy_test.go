@@ -85,7 +85,7 @@ func TestCourtesyLockConflict(t *testing.T) {
 }
 
 // readLock sends LOCK READ_LT of [10, 11) for a new lock owner from open.
-func (h *harness) readLock(fh []byte, open nfs4.Stateid) uint32 {
+func (h *harness) readLock(fh []byte, open nfs4.Stateid) nfs4.Status {
 	h.t.Helper()
 	_, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)

@@ -410,7 +410,7 @@ func (t *stateTable) delegConflictLocked(cl *client, n *node, write bool) bool {
 // with an access by cl (write: see conflictsLocked), waits up to
 // recallWait for them to be returned, and answers NFS4ERR_DELAY while any
 // remains. Those recalled more than a lease ago are revoked instead.
-func (s *Server) breakDelegs(cl *client, n *node, write bool) uint32 {
+func (s *Server) breakDelegs(cl *client, n *node, write bool) nfs4.Status {
 	t := s.state
 	now := time.Now()
 	lease := time.Duration(s.cfg.LeaseTime) * time.Second
@@ -583,7 +583,7 @@ func (c *compound) delegAttrs(n *node, req nfs4.Bitmap, st *unix.Stat_t) {
 
 // decodeCBGetattr reads a CB_GETATTR result holding change and size.
 func decodeCBGetattr(d *xdr.Decoder) (size, change uint64, ok bool) {
-	if d.Uint32() != nfs4.OpCBGetattr || d.Uint32() != nfs4.OK {
+	if d.Uint32() != nfs4.OpCBGetattr || nfs4.Status(d.Uint32()) != nfs4.OK {
 		return 0, 0, false
 	}
 	bm := nfs4.DecodeBitmap(d)
@@ -638,7 +638,7 @@ func encodeOpenArguments(e *xdr.Encoder) {
 // directory's export, when the server knows it (REMOVE: another client's
 // delegation must come back before its file goes, RFC 8881 section
 // 10.4.4).
-func (c *compound) breakDelegsOf(st *unix.Stat_t) uint32 {
+func (c *compound) breakDelegsOf(st *unix.Stat_t) nfs4.Status {
 	f := c.cfh.exp.fsOfDev(st.Dev)
 	if f == nil {
 		return nfs4.OK

@@ -11,7 +11,7 @@ import (
 
 // openIn sends PUTFH dir + OPEN of name (no create) as cr for owner, with
 // access and deny, and returns the OPEN's status and stateid.
-func (h *harness) openIn(cr testCred, dir []byte, name, owner string, access, deny uint32) (uint32, nfs4.Stateid) {
+func (h *harness) openIn(cr testCred, dir []byte, name, owner string, access, deny uint32) (nfs4.Status, nfs4.Stateid) {
 	h.t.Helper()
 	d, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
@@ -37,7 +37,7 @@ func (h *harness) openIn(cr testCred, dir []byte, name, owner string, access, de
 
 // writeAs sends PUTFH fh + WRITE of 4 bytes at off with sid as cr and
 // returns the status.
-func (h *harness) writeAs(cr testCred, fh []byte, sid nfs4.Stateid, off uint64) uint32 {
+func (h *harness) writeAs(cr testCred, fh []byte, sid nfs4.Stateid, off uint64) nfs4.Status {
 	h.t.Helper()
 	_, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
@@ -53,7 +53,7 @@ func (h *harness) writeAs(cr testCred, fh []byte, sid nfs4.Stateid, off uint64) 
 
 // setattrAs sends PUTFH fh + SETATTR with sid as cr, of size (when mode
 // is negative) or of mode, and returns the status.
-func (h *harness) setattrAs(cr testCred, fh []byte, sid nfs4.Stateid, size uint64, mode int) uint32 {
+func (h *harness) setattrAs(cr testCred, fh []byte, sid nfs4.Stateid, size uint64, mode int) nfs4.Status {
 	h.t.Helper()
 	_, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
@@ -74,7 +74,7 @@ func (h *harness) setattrAs(cr testCred, fh []byte, sid nfs4.Stateid, size uint6
 }
 
 // truncateAs is setattrAs of size.
-func (h *harness) truncateAs(cr testCred, fh []byte, sid nfs4.Stateid, size uint64) uint32 {
+func (h *harness) truncateAs(cr testCred, fh []byte, sid nfs4.Stateid, size uint64) nfs4.Status {
 	return h.setattrAs(cr, fh, sid, size, -1)
 }
 

@@ -59,7 +59,7 @@ func (t *stateTable) inGraceLocked() bool {
 // RECLAIM_COMPLETE or the grace period, NFS4ERR_NO_GRACE; a client the
 // previous boot did not know (or knew under another principal),
 // NFS4ERR_RECLAIM_BAD.
-func (t *stateTable) mayReclaimLocked(cl *client) uint32 {
+func (t *stateTable) mayReclaimLocked(cl *client) nfs4.Status {
 	if cl.reclaimDone || !t.inGraceLocked() {
 		return nfs4.ErrNoGrace
 	}
@@ -71,7 +71,7 @@ func (t *stateTable) mayReclaimLocked(cl *client) uint32 {
 
 // openGrace checks an OPEN of the client against the grace period before
 // anything is looked up or created.
-func (t *stateTable) openGrace(cl *client, claim uint32) uint32 {
+func (t *stateTable) openGrace(cl *client, claim uint32) nfs4.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if claim == nfs4.ClaimPrevious {
@@ -91,7 +91,7 @@ func (t *stateTable) openGrace(cl *client, claim uint32) uint32 {
 
 // lockGraceLocked checks a LOCK against the grace period: only reclaims
 // during it, none after.
-func (t *stateTable) lockGraceLocked(cl *client, reclaim bool) uint32 {
+func (t *stateTable) lockGraceLocked(cl *client, reclaim bool) nfs4.Status {
 	if reclaim {
 		st := t.mayReclaimLocked(cl)
 		if st == nfs4.OK {
@@ -108,7 +108,7 @@ func (t *stateTable) lockGraceLocked(cl *client, reclaim bool) uint32 {
 // locktGraceLocked: LOCKT answers NFS4ERR_GRACE during the grace period
 // (as knfsd's nfsd4_lockt), since locks still to be reclaimed are not
 // there to test against.
-func (t *stateTable) locktGraceLocked() uint32 {
+func (t *stateTable) locktGraceLocked() nfs4.Status {
 	if t.inGraceLocked() {
 		return nfs4.ErrGrace
 	}
@@ -119,14 +119,14 @@ func (t *stateTable) locktGraceLocked() uint32 {
 // reclaims are done, it may make new state once the grace period is over,
 // and it is recorded as a client that may reclaim after a restart. The
 // record is on disk before the reply goes.
-func (t *stateTable) reclaimComplete(cl *client) uint32 {
+func (t *stateTable) reclaimComplete(cl *client) nfs4.Status {
 	defer t.syncRecords()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.reclaimCompleteLocked(cl)
 }
 
-func (t *stateTable) reclaimCompleteLocked(cl *client) uint32 {
+func (t *stateTable) reclaimCompleteLocked(cl *client) nfs4.Status {
 	if cl.reclaimDone {
 		return nfs4.ErrCompleteAlready
 	}

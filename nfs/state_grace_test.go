@@ -24,7 +24,7 @@ type openReq struct {
 }
 
 // openReq sends the OPEN and fills in its result.
-func (h *harness) openReq(r *openReq) uint32 {
+func (h *harness) openReq(r *openReq) nfs4.Status {
 	h.t.Helper()
 	d, st, _ := h.compound(4, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -78,7 +78,7 @@ func (h *harness) openReq(r *openReq) uint32 {
 
 // lockReq sends LOCK of [off, off+length) for a new lock owner from open
 // (write lock), with the reclaim flag, and returns status and stateid.
-func (h *harness) lockReq(fh []byte, open nfs4.Stateid, owner string, reclaim bool, off, length uint64) (uint32, nfs4.Stateid) {
+func (h *harness) lockReq(fh []byte, open nfs4.Stateid, owner string, reclaim bool, off, length uint64) (nfs4.Status, nfs4.Stateid) {
 	h.t.Helper()
 	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -106,7 +106,7 @@ func (h *harness) lockReq(fh []byte, open nfs4.Stateid, owner string, reclaim bo
 }
 
 // locktReq sends LOCKT (write) of [off, off+length) for owner.
-func (h *harness) locktReq(fh []byte, owner string, off, length uint64) uint32 {
+func (h *harness) locktReq(fh []byte, owner string, off, length uint64) nfs4.Status {
 	h.t.Helper()
 	_, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -123,7 +123,7 @@ func (h *harness) locktReq(fh []byte, owner string, off, length uint64) uint32 {
 }
 
 // reclaimCompleteWire sends RECLAIM_COMPLETE(false).
-func (h *harness) reclaimCompleteWire() uint32 {
+func (h *harness) reclaimCompleteWire() nfs4.Status {
 	h.t.Helper()
 	_, st, _ := h.compound(2, func(e *xdr.Encoder) {
 		h.sequence(e)

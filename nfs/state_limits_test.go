@@ -27,7 +27,7 @@ func (h *harness) from(remote string, uid uint32, owner string) *harness {
 // joinWire runs EXCHANGE_ID (owner, verf), CREATE_SESSION and
 // RECLAIM_COMPLETE on the wire and returns the first status that is not
 // OK, with the op that got it (0 and OK when all three passed).
-func (h *harness) joinWire(owner string, verf [8]byte) (op, st uint32) {
+func (h *harness) joinWire(owner string, verf [8]byte) (op uint32, st nfs4.Status) {
 	h.t.Helper()
 	d, st, _ := h.compound(1, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpExchangeID)

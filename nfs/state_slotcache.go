@@ -135,7 +135,7 @@ func (rep *Reply) emitReplay() {
 }
 
 // takeSlot applies the slot rules of RFC 8881 section 2.10.6.1.
-func (c *compound) takeSlot(sess *session, slotID, seq uint32) uint32 {
+func (c *compound) takeSlot(sess *session, slotID, seq uint32) nfs4.Status {
 	sl := &sess.slots[slotID]
 	sl.mu.Lock()
 	defer sl.mu.Unlock()

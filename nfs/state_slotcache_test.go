@@ -212,7 +212,7 @@ func TestTooManyOps(t *testing.T) {
 
 // createSession runs CREATE_SESSION for clientID with the given fore
 // channel attributes and returns the status and session id.
-func (h *harness) createSession(clientID uint64, seq uint32, fore [6]uint32) (uint32, [16]byte) {
+func (h *harness) createSession(clientID uint64, seq uint32, fore [6]uint32) (nfs4.Status, [16]byte) {
 	h.t.Helper()
 	var id [16]byte
 	d, st, _ := h.compound(1, func(e *xdr.Encoder) {
@@ -273,7 +273,7 @@ func TestSessionAndClientCaps(t *testing.T) {
 	if st, _ := h.createSession(h.clid, 3, defaultFore); st != nfs4.ErrNospc {
 		t.Fatalf("third session: %d", st)
 	}
-	exchange := func(p *harness) (uint32, uint64) {
+	exchange := func(p *harness) (nfs4.Status, uint64) {
 		d, st, _ := p.compound(1, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpExchangeID)
 			e.Fixed([]byte("verifier"))
@@ -320,7 +320,7 @@ func TestSessionAndClientCaps(t *testing.T) {
 
 // openFile opens name (creating it) with access for owner and returns the
 // status and stateid.
-func (h *harness) openFile(name, owner string, access uint32) (uint32, nfs4.Stateid) {
+func (h *harness) openFile(name, owner string, access uint32) (nfs4.Status, nfs4.Stateid) {
 	h.t.Helper()
 	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -349,7 +349,7 @@ func (h *harness) openFile(name, owner string, access uint32) (uint32, nfs4.Stat
 
 // lock sends LOCK (a new lock owner from open when lockSid is zero) and
 // returns the status and lock stateid.
-func (h *harness) lock(fh []byte, open, lockSid nfs4.Stateid, off, length uint64) (uint32, nfs4.Stateid) {
+func (h *harness) lock(fh []byte, open, lockSid nfs4.Stateid, off, length uint64) (nfs4.Status, nfs4.Stateid) {
 	h.t.Helper()
 	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -382,7 +382,7 @@ func (h *harness) lock(fh []byte, open, lockSid nfs4.Stateid, off, length uint64
 	return st, nfs4.DecodeStateid(d)
 }
 
-func (h *harness) unlock(fh []byte, sid nfs4.Stateid, off, length uint64) uint32 {
+func (h *harness) unlock(fh []byte, sid nfs4.Stateid, off, length uint64) nfs4.Status {
 	h.t.Helper()
 	_, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -476,10 +476,10 @@ func TestStateBoundToClient(t *testing.T) {
 	})
 	skipSequence(t, d)
 	opResult(t, d, nfs4.OpTestStateid, nfs4.OK)
-	if d.Uint32() != 1 || d.Uint32() != nfs4.ErrBadStateid {
+	if d.Uint32() != 1 || nfs4.Status(d.Uint32()) != nfs4.ErrBadStateid {
 		t.Fatal("TEST_STATEID of the victim's stateid is not BAD_STATEID")
 	}
-	sole := func(p *harness, build func(e *xdr.Encoder)) uint32 {
+	sole := func(p *harness, build func(e *xdr.Encoder)) nfs4.Status {
 		_, st, _ := p.compound(1, build)
 		return st
 	}

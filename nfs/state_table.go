@@ -276,7 +276,7 @@ func (t *stateTable) dropLocked(o *openState) {
 
 // checkWrite checks an open or lock stateid of client cl for writing n.
 // It takes no lock (see find).
-func (t *stateTable) checkWrite(cl *client, sid nfs4.Stateid, n *node) uint32 {
+func (t *stateTable) checkWrite(cl *client, sid nfs4.Stateid, n *node) nfs4.Status {
 	o, st := t.find(cl, sid)
 	if st != nfs4.OK {
 		return st
@@ -305,7 +305,7 @@ func (t *stateTable) checkWrite(cl *client, sid nfs4.Stateid, n *node) uint32 {
 // racing with a READ may take effect just before or just after it, as it
 // could with the lock, while one whose reply the client has seen always
 // counts. Callers that change the state they found hold stateTable.mu.
-func (t *stateTable) find(cl *client, sid nfs4.Stateid) (*openState, uint32) {
+func (t *stateTable) find(cl *client, sid nfs4.Stateid) (*openState, nfs4.Status) {
 	if binary.BigEndian.Uint32(sid.Other[:4]) != t.s.boot {
 		return nil, nfs4.ErrStaleStateid
 	}

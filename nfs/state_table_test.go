@@ -11,7 +11,7 @@ import (
 )
 
 // open opens name in the root for reading and returns its stateid.
-func (h *harness) open(name string, deny uint32) (nfs4.Stateid, uint32) {
+func (h *harness) open(name string, deny uint32) (nfs4.Stateid, nfs4.Status) {
 	h.t.Helper()
 	d, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -46,7 +46,7 @@ func (h *harness) clientID() uint64 {
 }
 
 // readWith sends PUTFH+READ with sid and returns the READ status.
-func (h *harness) readWith(fh []byte, sid nfs4.Stateid) uint32 {
+func (h *harness) readWith(fh []byte, sid nfs4.Stateid) nfs4.Status {
 	_, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
 		e.Uint32(nfs4.OpPutfh)
@@ -80,7 +80,7 @@ func TestStateidValidation(t *testing.T) {
 	cases := []struct {
 		name string
 		sid  nfs4.Stateid
-		want uint32
+		want nfs4.Status
 	}{
 		{"current", again, nfs4.OK},
 		{"seqid 0", nfs4.Stateid{Other: again.Other}, nfs4.OK},
@@ -122,7 +122,7 @@ func TestStateidValidation(t *testing.T) {
 	}
 }
 
-func (h *harness) openAs(name, owner string, deny uint32) (nfs4.Stateid, uint32) {
+func (h *harness) openAs(name, owner string, deny uint32) (nfs4.Stateid, nfs4.Status) {
 	_, st, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
 		e.Uint32(nfs4.OpPutrootfh)

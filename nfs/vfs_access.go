@@ -159,7 +159,7 @@ func kernelRights(n *node, cr Cred, need uint32) uint32 {
 
 // mayLookup checks that the caller may search directory n (attributes st):
 // knfsd's nfsd_lookup asks NFSD_MAY_EXEC of the directory.
-func (c *compound) mayLookup(n *node, st *unix.Stat_t) uint32 {
+func (c *compound) mayLookup(n *node, st *unix.Stat_t) nfs4.Status {
 	if c.rights(n, st, mayExec)&mayExec == 0 {
 		return nfs4.ErrAccess
 	}
@@ -169,7 +169,7 @@ func (c *compound) mayLookup(n *node, st *unix.Stat_t) uint32 {
 // mayReaddir checks that the caller may list the current directory
 // (knfsd's nfsd_readdir opens it with NFSD_MAY_READ, no owner override).
 // A missing or non-directory filehandle passes: READDIR reports those.
-func (c *compound) mayReaddir() uint32 {
+func (c *compound) mayReaddir() nfs4.Status {
 	n := c.cfh
 	if n == nil {
 		return nfs4.OK
@@ -190,7 +190,7 @@ func (c *compound) mayReaddir() uint32 {
 // that included read: such a READ may skip its fstat (sizeHint), its
 // permission checked against the node's verdict (vfs_ioperm.go). It takes no
 // lock (see find): every stateful READ calls it.
-func (t *stateTable) checkRead(sid nfs4.Stateid, n *node, cl *client) (opened bool, status uint32) {
+func (t *stateTable) checkRead(sid nfs4.Stateid, n *node, cl *client) (opened bool, status nfs4.Status) {
 	if sid == nfs4.BypassStateid {
 		// RFC 8881 section 8.2.3: READ with the bypass stateid may
 		// ignore share reservations; knfsd's check_special_stateids

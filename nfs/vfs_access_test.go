@@ -51,7 +51,7 @@ func callHeaderCred(e *xdr.Encoder, xid uint32, cr testCred) {
 
 // opsAs sends SEQUENCE plus n ops as cr and returns the decoder at the
 // SEQUENCE result and the COMPOUND status.
-func (h *harness) opsAs(cr testCred, n int, build func(e *xdr.Encoder)) (*xdr.Decoder, uint32) {
+func (h *harness) opsAs(cr testCred, n int, build func(e *xdr.Encoder)) (*xdr.Decoder, nfs4.Status) {
 	h.t.Helper()
 	h.xid++
 	e := xdr.NewEncoder(256)
@@ -63,7 +63,7 @@ func (h *harness) opsAs(cr testCred, n int, build func(e *xdr.Encoder)) (*xdr.De
 	build(e)
 	d := xdr.NewDecoder(h.record(e.AppendTo(nil)))
 	h.acceptedHeader(d, h.xid, nfs4.AcceptSuccess)
-	status := d.Uint32()
+	status := nfs4.Status(d.Uint32())
 	d.Opaque(1024)
 	d.Uint32()
 	return d, status
@@ -124,7 +124,7 @@ func permTree(t *testing.T) *harness {
 
 // readAs sends PUTFH+READ (or READ_PLUS) with sid as cr and returns the
 // status.
-func (h *harness) readAs(cr testCred, fh []byte, op uint32, sid nfs4.Stateid) uint32 {
+func (h *harness) readAs(cr testCred, fh []byte, op uint32, sid nfs4.Stateid) nfs4.Status {
 	h.t.Helper()
 	_, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
@@ -142,7 +142,7 @@ func TestReadPermission(t *testing.T) {
 	cases := []struct {
 		name string
 		cr   testCred
-		want uint32
+		want nfs4.Status
 	}{
 		{"secret", as1000, nfs4.ErrAccess},
 		{"secret", asNoone, nfs4.ErrAccess},
@@ -196,7 +196,7 @@ func (h *harness) pathFH(path string) []byte {
 }
 
 // lookupAs walks names from the root as cr and returns the status.
-func (h *harness) lookupAs(cr testCred, names ...string) uint32 {
+func (h *harness) lookupAs(cr testCred, names ...string) nfs4.Status {
 	h.t.Helper()
 	_, st := h.opsAs(cr, 1+len(names), func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutrootfh)
@@ -213,7 +213,7 @@ func TestLookupNeedsSearchPermission(t *testing.T) {
 	cases := []struct {
 		cr    testCred
 		names []string
-		want  uint32
+		want  nfs4.Status
 	}{
 		{as1000, []string{"private"}, nfs4.OK},
 		{as1000, []string{"private", "inner"}, nfs4.ErrAccess},
@@ -231,7 +231,7 @@ func TestLookupNeedsSearchPermission(t *testing.T) {
 	// OPEN by name looks the name up: a file in a directory the caller
 	// cannot search is not opened (its stateid would skip READ's check).
 	for _, cr := range []testCred{as1000, asRoot} {
-		want := uint32(nfs4.ErrAccess)
+		want := nfs4.ErrAccess
 		if cr.uid == 0 {
 			want = nfs4.OK
 		}
@@ -256,7 +256,7 @@ func TestLookupNeedsSearchPermission(t *testing.T) {
 	// LOOKUPP and SECINFO search the current directory too.
 	private := h.pathFH("private")
 	for _, cr := range []testCred{as1000, asRoot} {
-		want := uint32(nfs4.ErrAccess)
+		want := nfs4.ErrAccess
 		if cr.uid == 0 {
 			want = nfs4.OK
 		}
@@ -285,7 +285,7 @@ func TestReaddirNeedsReadPermission(t *testing.T) {
 	cases := []struct {
 		dir  string
 		cr   testCred
-		want uint32
+		want nfs4.Status
 	}{
 		{"private", as1000, nfs4.ErrAccess},
 		{"private", asNoone, nfs4.ErrAccess},
@@ -334,7 +334,7 @@ func TestCopySourceNeedsReadPermission(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := h.pathFH("dst")
-	copyFrom := func(src []byte) uint32 {
+	copyFrom := func(src []byte) nfs4.Status {
 		_, st := h.opsAs(as1000, 4, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)
 			e.Opaque(src)
@@ -605,7 +605,7 @@ func TestReaddirWithoutSearchPermission(t *testing.T) {
 		t.Fatal(err)
 	}
 	fh := h.pathFH("ronly")
-	readdir := func(req nfs4.Bitmap) (*xdr.Decoder, uint32) {
+	readdir := func(req nfs4.Bitmap) (*xdr.Decoder, nfs4.Status) {
 		return h.opsAs(as1000, 2, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)
 			e.Opaque(fh)
@@ -640,7 +640,7 @@ func TestReaddirWithoutSearchPermission(t *testing.T) {
 		t.Fatalf("entry attributes %v: a handle without search permission", got)
 	}
 	d.Uint32()
-	if e := d.Uint32(); e != nfs4.ErrAccess {
+	if e := nfs4.Status(d.Uint32()); e != nfs4.ErrAccess {
 		t.Fatalf("rdattr_error %d, want ACCESS", e)
 	}
 }
@@ -653,7 +653,7 @@ func TestRenameAsAnotherUser(t *testing.T) {
 	h.pathFH("pub")
 	n := h.nodeAt("pub")
 	private := h.pathFH("private")
-	rename := func(cr testCred, to []byte, from, name string) uint32 {
+	rename := func(cr testCred, to []byte, from, name string) nfs4.Status {
 		_, st := h.opsAs(cr, 4, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutrootfh)
 			e.Uint32(nfs4.OpSavefh)
@@ -692,7 +692,7 @@ func TestRenameAsAnotherUser(t *testing.T) {
 // the times of root's file, and the owner may chmod its own.
 func TestSetattrThroughOpenDescriptorAsAnotherUser(t *testing.T) {
 	h := permTree(t)
-	setattr := func(cr testCred, fh []byte, attrs func(e *xdr.Encoder)) uint32 {
+	setattr := func(cr testCred, fh []byte, attrs func(e *xdr.Encoder)) nfs4.Status {
 		t.Helper()
 		_, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)

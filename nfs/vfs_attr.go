@@ -52,7 +52,7 @@ type attrSource struct {
 // statNode fills st for n: through a cached descriptor when there is one
 // (one syscall, pinned, not locked), else by a confined open of its path
 // (node.stat).
-func (s *Server) statNode(n *node, st *unix.Stat_t) uint32 {
+func (s *Server) statNode(n *node, st *unix.Stat_t) nfs4.Status {
 	if n.exp == nil {
 		s.pseudoStat(n, st)
 		return nfs4.OK
@@ -185,7 +185,7 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 	case nfs4.AttrLeaseTime:
 		e.Uint32(s.cfg.LeaseTime)
 	case nfs4.AttrRdattrError:
-		e.Uint32(nfs4.OK)
+		e.Uint32(uint32(nfs4.OK))
 	case nfs4.AttrFilehandle:
 		e.Opaque(n.handle)
 	case nfs4.AttrFileid, nfs4.AttrMountedOnFileid:

@@ -31,7 +31,7 @@ import (
 // files are not synced themselves (they cannot be opened to fsync); the
 // directory that holds them is. A failed sync fails the operation, as in
 // knfsd.
-func (c *compound) commitMeta(pathFDs ...int) uint32 {
+func (c *compound) commitMeta(pathFDs ...int) nfs4.Status {
 	if c.opts.Async || c.cfh == nil || c.cfh.exp == nil {
 		return nfs4.OK
 	}
@@ -70,7 +70,7 @@ func syncableFD(p int) (int, error) {
 
 // commitCreated is commitMeta for a create: the directory and the new
 // object name in it.
-func (c *compound) commitCreated(dirfd int, name string) uint32 {
+func (c *compound) commitCreated(dirfd int, name string) nfs4.Status {
 	if c.opts.Async {
 		return nfs4.OK
 	}

@@ -19,7 +19,7 @@ import (
 // against the old code, and checks nothing outside the export changed.
 
 // lookupPath returns the handle of a slash-separated path from the root.
-func (h *harness) lookupPath(p string) ([]byte, uint32) {
+func (h *harness) lookupPath(p string) ([]byte, nfs4.Status) {
 	h.t.Helper()
 	parts := strings.Split(p, "/")
 	d, st, _ := h.compound(3+len(parts), func(e *xdr.Encoder) {
@@ -44,14 +44,14 @@ func (h *harness) lookupPath(p string) ([]byte, uint32) {
 }
 
 // readData READs up to count bytes at 0 of fh with the anonymous stateid.
-func (h *harness) readData(fh []byte, count uint32) ([]byte, uint32) {
+func (h *harness) readData(fh []byte, count uint32) ([]byte, nfs4.Status) {
 	h.t.Helper()
 	_, data, st := h.readAt(fh, nfs4.AnonStateid, 0, count)
 	return data, st
 }
 
 // linkFH makes a hard link to src named name in directory dir.
-func (h *harness) linkFH(src, dir []byte, name string) uint32 {
+func (h *harness) linkFH(src, dir []byte, name string) nfs4.Status {
 	h.t.Helper()
 	_, st := h.ops(4, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
@@ -210,7 +210,7 @@ func TestReadOfFIFODoesNotBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	fh := h.lookupFH("fifo")
-	done := make(chan uint32, 1)
+	done := make(chan nfs4.Status, 1)
 	go func() {
 		_, st := h.readData(fh, 10)
 		done <- st
@@ -308,7 +308,7 @@ func TestLinkAsUser(t *testing.T) {
 	os.Chown(d, 1000, 1000)
 	os.Chown(filepath.Join(d, "f"), 1000, 1000)
 	fh, dfh := h.pathFH("udir/f"), h.pathFH("udir")
-	link := func(cr testCred, name string) uint32 {
+	link := func(cr testCred, name string) nfs4.Status {
 		_, st := h.opsAs(cr, 4, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)
 			e.Opaque(fh)

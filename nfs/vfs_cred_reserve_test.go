@@ -91,7 +91,7 @@ func TestUsersDoNotWriteIntoRootsReserve(t *testing.T) {
 	os.Chown(users, 1000, 1000)
 	fh := h.pathFH("users")
 
-	allocate := func(cr testCred, n int64) uint32 {
+	allocate := func(cr testCred, n int64) nfs4.Status {
 		_, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)
 			e.Opaque(fh)
@@ -117,7 +117,7 @@ func TestUsersDoNotWriteIntoRootsReserve(t *testing.T) {
 	for i := range chunk {
 		chunk[i] = byte(i) | 1
 	}
-	writeAll := func(cr testCred, n int64) (int64, uint32) {
+	writeAll := func(cr testCred, n int64) (int64, nfs4.Status) {
 		var done int64
 		for done < n {
 			d, st := h.opsAs(cr, 2, func(e *xdr.Encoder) {
@@ -157,7 +157,7 @@ func TestUsersDoNotWriteIntoRootsReserve(t *testing.T) {
 	}
 	freeSpace(t, dir)
 	srcFH := h.pathFH("src")
-	copyAs := func(cr testCred) (uint64, uint32) {
+	copyAs := func(cr testCred) (uint64, nfs4.Status) {
 		d, st := h.opsAs(cr, 4, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)
 			e.Opaque(srcFH)

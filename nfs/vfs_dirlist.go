@@ -57,7 +57,7 @@ type dirStream struct {
 // about how many bytes of entries the caller will take: getdents64 reads
 // that much at a time (at least 4 KiB), not the whole directory. A cookie
 // the directory cannot seek to gives NFS4ERR_BAD_COOKIE.
-func openDirStream(dir *node, cookie uint64, want int) (*dirStream, uint32) {
+func openDirStream(dir *node, cookie uint64, want int) (*dirStream, nfs4.Status) {
 	if cookie > math.MaxInt64 {
 		// lseek takes a signed offset; such a cookie was never handed out.
 		return nil, nfs4.ErrBadCookie

@@ -31,7 +31,7 @@ type readdirReq struct {
 
 // readdir sends SEQUENCE, PUTROOTFH, READDIR and returns READDIR's status,
 // entries and eof.
-func (h *harness) readdir(r readdirReq) (uint32, []listEnt, bool) {
+func (h *harness) readdir(r readdirReq) (nfs4.Status, []listEnt, bool) {
 	h.t.Helper()
 	d, _, _ := h.compound(3, func(e *xdr.Encoder) {
 		h.sequence(e)
@@ -48,7 +48,7 @@ func (h *harness) readdir(r readdirReq) (uint32, []listEnt, bool) {
 	if op := d.Uint32(); op != nfs4.OpReaddir {
 		h.t.Fatalf("result of op %d, want READDIR", op)
 	}
-	if st := d.Uint32(); st != nfs4.OK {
+	if st := nfs4.Status(d.Uint32()); st != nfs4.OK {
 		return st, nil, false
 	}
 	var verf [8]byte
@@ -240,7 +240,7 @@ func TestReaddirBadCookie(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			req  readdirReq
-			want uint32
+			want nfs4.Status
 		}{
 			{"cookie 1", readdirReq{cookie: 1, maxcount: 4096}, nfs4.ErrBadCookie},
 			{"cookie 2", readdirReq{cookie: 2, maxcount: 4096}, nfs4.ErrBadCookie},
@@ -384,7 +384,7 @@ func (f *fakeDir) next() (dirent, bool, error) {
 
 // encodeFake runs encodeDirlist over ents on the export's root and decodes
 // the result.
-func encodeFake(t *testing.T, h *harness, ents []dirent, maxcount int) (uint32, []listEnt, bool) {
+func encodeFake(t *testing.T, h *harness, ents []dirent, maxcount int) (nfs4.Status, []listEnt, bool) {
 	t.Helper()
 	c := &compound{s: h.s, e: xdr.NewEncoder(4096), cfh: h.s.exportRoot(h.s.table().exports[0]), maxResp: 1 << 20}
 	src := fakeDir(ents)

@@ -43,7 +43,7 @@ func deletedFDs(t *testing.T, name string) int {
 }
 
 // getattrStatus sends PUTFH, GETATTR(size) and returns the status.
-func (h *harness) getattrStatus(fh []byte) uint32 {
+func (h *harness) getattrStatus(fh []byte) nfs4.Status {
 	h.t.Helper()
 	_, st := h.ops(2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)

@@ -13,7 +13,7 @@ const u64max = ^uint64(0)
 
 // opStatus sends PUTFH fh plus one operation and returns that operation's
 // status (or the COMPOUND's when an earlier op failed).
-func (h *harness) opStatus(fh []byte, op uint32, args func(e *xdr.Encoder)) uint32 {
+func (h *harness) opStatus(fh []byte, op uint32, args func(e *xdr.Encoder)) nfs4.Status {
 	h.t.Helper()
 	d, st := h.ops(2, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpPutfh)
@@ -65,7 +65,7 @@ func TestRangeOverflow(t *testing.T) {
 		t.Fatal(st)
 	}
 	src := h.lookupFH("src")
-	fallocate := func(op uint32, off, n uint64) uint32 {
+	fallocate := func(op uint32, off, n uint64) nfs4.Status {
 		return h.opStatus(fh, op, func(e *xdr.Encoder) {
 			sid.Encode(e)
 			e.Uint64(off)
@@ -75,7 +75,7 @@ func TestRangeOverflow(t *testing.T) {
 	for _, op := range []uint32{nfs4.OpAllocate, nfs4.OpDeallocate} {
 		for _, c := range []struct {
 			off, n uint64
-			want   uint32
+			want   nfs4.Status
 		}{
 			{u64max, 2, nfs4.ErrInval},
 			{1 << 63, 1, nfs4.ErrInval},
@@ -88,7 +88,7 @@ func TestRangeOverflow(t *testing.T) {
 			}
 		}
 	}
-	copyOp := func(op uint32, srcOff, dstOff, count uint64) uint32 {
+	copyOp := func(op uint32, srcOff, dstOff, count uint64) nfs4.Status {
 		d, st := h.ops(4, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutfh)
 			e.Opaque(src)
@@ -113,7 +113,7 @@ func TestRangeOverflow(t *testing.T) {
 	for _, op := range []uint32{nfs4.OpCopy, nfs4.OpClone} {
 		for _, c := range []struct {
 			srcOff, dstOff, count uint64
-			want                  uint32
+			want                  nfs4.Status
 		}{
 			{0, u64max, 2, nfs4.ErrInval},
 			{0, 1 << 63, 0, nfs4.ErrInval},
@@ -157,7 +157,7 @@ func TestRangeOverflow(t *testing.T) {
 	}
 	// Locks: a length of all ones means "to EOF" from any offset; any
 	// other range that passes 2^64-1 is NFS4ERR_INVAL (RFC 8881 §18.10.3).
-	lock := func(off, n uint64) uint32 {
+	lock := func(off, n uint64) nfs4.Status {
 		return h.opStatus(fh, nfs4.OpLock, func(e *xdr.Encoder) {
 			e.Uint32(writeLT)
 			e.Bool(false)
@@ -171,7 +171,7 @@ func TestRangeOverflow(t *testing.T) {
 			e.String("lock-owner")
 		})
 	}
-	lockt := func(off, n uint64) uint32 {
+	lockt := func(off, n uint64) nfs4.Status {
 		return h.opStatus(fh, nfs4.OpLockt, func(e *xdr.Encoder) {
 			e.Uint32(writeLT)
 			e.Uint64(off)
@@ -182,7 +182,7 @@ func TestRangeOverflow(t *testing.T) {
 	}
 	for _, c := range []struct {
 		off, n uint64
-		want   uint32
+		want   nfs4.Status
 	}{
 		{u64max, 2, nfs4.ErrInval},
 		{1, u64max, nfs4.OK}, // all ones: to EOF

@@ -94,7 +94,7 @@ func readAllowed(owner, rights uint32, cr *Cred) bool {
 // as knfsd's nfsd_permission does for a READ: the owner always may (a file
 // chmod'ed 0 after its open stays readable), as may anyone who may read or
 // execute it.
-func (c *compound) mayRead(n *node, st *unix.Stat_t) uint32 {
+func (c *compound) mayRead(n *node, st *unix.Stat_t) nfs4.Status {
 	// ioRights even for the owner: it leaves the verdict that READs
 	// without an fstat use.
 	if readAllowed(st.Uid, c.ioRights(n, st), &c.cred) {
@@ -107,7 +107,7 @@ func (c *compound) mayRead(n *node, st *unix.Stat_t) uint32 {
 // st) for a WRITE or a SETATTR of size, whatever the stateid: knfsd's
 // nfsd_permission with NFSD_MAY_WRITE|NFSD_MAY_OWNER_OVERRIDE (a
 // read-only export was refused before: refuseReadOnly, opSetattr).
-func (c *compound) mayWrite(n *node, st *unix.Stat_t) uint32 {
+func (c *compound) mayWrite(n *node, st *unix.Stat_t) nfs4.Status {
 	if c.ioRights(n, st)&mayWrite != 0 || c.cred.UID == st.Uid {
 		return nfs4.OK
 	}

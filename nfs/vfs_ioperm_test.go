@@ -28,14 +28,14 @@ func (h *harness) bigFile(name string, uid, gid int, mode os.FileMode) {
 
 // ioStatuses returns what READ, WRITE and SETATTR(size) answer cr with sid
 // on fh.
-func (h *harness) ioStatuses(cr testCred, fh []byte, sid nfs4.Stateid) [3]uint32 {
+func (h *harness) ioStatuses(cr testCred, fh []byte, sid nfs4.Stateid) [3]nfs4.Status {
 	h.t.Helper()
-	return [3]uint32{h.readAs(cr, fh, nfs4.OpRead, sid), h.writeAs(cr, fh, sid, 0), h.truncateAs(cr, fh, sid, 64<<10)}
+	return [3]nfs4.Status{h.readAs(cr, fh, nfs4.OpRead, sid), h.writeAs(cr, fh, sid, 0), h.truncateAs(cr, fh, sid, 64<<10)}
 }
 
 var (
-	allOK     = [3]uint32{nfs4.OK, nfs4.OK, nfs4.OK}
-	allAccess = [3]uint32{nfs4.ErrAccess, nfs4.ErrAccess, nfs4.ErrAccess}
+	allOK     = [3]nfs4.Status{nfs4.OK, nfs4.OK, nfs4.OK}
+	allAccess = [3]nfs4.Status{nfs4.ErrAccess, nfs4.ErrAccess, nfs4.ErrAccess}
 )
 
 // TestOpenStateidCheckedAfterChmod: READ, WRITE and SETATTR(size) with

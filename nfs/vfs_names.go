@@ -35,7 +35,7 @@ func parentRel(rel string) string {
 func decodeName(d *xdr.Decoder) []byte { return d.Opaque(d.Remaining()) }
 
 // checkName validates a component name from the wire.
-func checkName(name []byte) uint32 {
+func checkName(name []byte) nfs4.Status {
 	if len(name) == 0 {
 		return nfs4.ErrInval
 	}
@@ -54,7 +54,7 @@ func checkName(name []byte) uint32 {
 }
 
 // errno maps a syscall error to an NFS status.
-func errno(err error) uint32 {
+func errno(err error) nfs4.Status {
 	var en unix.Errno
 	if !errors.As(err, &en) {
 		if errors.Is(err, errStale) {

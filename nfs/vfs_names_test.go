@@ -118,7 +118,7 @@ func TestSecinfoOfMissingName(t *testing.T) {
 	h := newHarness(t)
 	h.session()
 	h.write("here", []byte("x"))
-	secinfo := func(name string) uint32 {
+	secinfo := func(name string) nfs4.Status {
 		_, st := h.opsAs(asRoot, 2, func(e *xdr.Encoder) {
 			e.Uint32(nfs4.OpPutrootfh)
 			e.Uint32(nfs4.OpSecinfo)

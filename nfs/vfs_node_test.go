@@ -78,7 +78,7 @@ func TestDirDescriptorFollowsRename(t *testing.T) {
 		t.Fatal(err)
 	}
 	fh := h.lookupFH("d")
-	lookup := func() uint32 {
+	lookup := func() nfs4.Status {
 		return h.opStatus(fh, nfs4.OpLookup, func(e *xdr.Encoder) { e.String("x") })
 	}
 	if st := lookup(); st != nfs4.ErrNoent {
@@ -105,7 +105,7 @@ func TestRemovedDirIsStale(t *testing.T) {
 			t.Fatal(err)
 		}
 		fh := h.lookupFH("d")
-		getattr := func() uint32 {
+		getattr := func() nfs4.Status {
 			return h.opStatus(fh, nfs4.OpGetattr, func(e *xdr.Encoder) { nfs4.BitmapOf(nfs4.AttrSize).Encode(e) })
 		}
 		if st := getattr(); st != nfs4.OK {

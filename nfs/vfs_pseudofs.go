@@ -300,7 +300,7 @@ func (t *fileTable) dropExport(e *export) {
 
 // pseudoLookup is LOOKUP in pseudo directory d: a name the caller may not
 // see does not exist for it; entering an export checks its client specs.
-func (c *compound) pseudoLookup(d *pseudoDir, name string) uint32 {
+func (c *compound) pseudoLookup(d *pseudoDir, name string) nfs4.Status {
 	en := d.find(name)
 	if en == nil || !en.visible(c.conn.addr) {
 		return nfs4.ErrNoent
@@ -321,7 +321,7 @@ func (c *compound) pseudoLookup(d *pseudoDir, name string) uint32 {
 }
 
 // pseudoParent is LOOKUPP from n, a pseudo directory or an export's root.
-func (c *compound) pseudoParent(n *node) uint32 {
+func (c *compound) pseudoParent(n *node) nfs4.Status {
 	t := c.s.table()
 	var up *pseudoDir
 	if n.exp != nil {

@@ -16,7 +16,7 @@ var errStale = errors.New("stale file handle")
 // the node table knows, byte for byte, is the fast path; any other must
 // carry a good MAC before the server touches the filesystem for it, and
 // is then found through its kernel handle — never by walking the export.
-func (s *Server) resolve(h []byte) (*node, uint32) {
+func (s *Server) resolve(h []byte) (*node, nfs4.Status) {
 	if len(h) >= 2 && h[0] == fhVersion && h[1] == fhPseudo {
 		t := s.table()
 		if len(h) != len(pseudoHandle) || !t.pseudo {

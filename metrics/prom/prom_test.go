@@ -56,11 +56,11 @@ func value(t *testing.T, text, series string) float64 {
 func TestCollectorUnit(t *testing.T) {
 	set := metrics.New()
 	sh := set.Shard(7)
-	sh.Op(nfs4.OpRead, nfs4.OK, 1500)  // bucket le 2.048 µs
-	sh.Op(nfs4.OpRead, nfs4.OK, 3<<20) // ~3 ms
-	sh.Op(nfs4.OpRead, nfs4.ErrStale, 100)
-	sh.Op(nfs4.OpIllegal, nfs4.ErrOpIllegal, -1)
-	set.Shard(8).Op(nfs4.OpRead, nfs4.OK, 900)
+	sh.Op(nfs4.OpRead, uint32(nfs4.OK), 1500)  // bucket le 2.048 µs
+	sh.Op(nfs4.OpRead, uint32(nfs4.OK), 3<<20) // ~3 ms
+	sh.Op(nfs4.OpRead, uint32(nfs4.ErrStale), 100)
+	sh.Op(nfs4.OpIllegal, uint32(nfs4.ErrOpIllegal), -1)
+	set.Shard(8).Op(nfs4.OpRead, uint32(nfs4.OK), 900)
 	set.Reject(metrics.MaxConns)
 	set.AddGauge(metrics.Gauge{Name: "clients", Help: "h", Value: func() float64 { return 3 }})
 	text := scrape(t, Handler(NewCollector(set, "v1.2.3", "abc"), false))
@@ -248,7 +248,7 @@ func TestDashboardNamesExported(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := metrics.New()
-	set.Shard(0).Op(nfs4.OpRead, nfs4.OK, 1000)
+	set.Shard(0).Op(nfs4.OpRead, uint32(nfs4.OK), 1000)
 	set.NewLoop()
 	set.Reject(metrics.MaxConns)
 	srv, err := nfs.NewServer(nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, Metrics: set})
