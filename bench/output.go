@@ -67,19 +67,20 @@ func WriteJSON(w io.Writer, results []*Result) error {
 	return nil
 }
 
-// WriteCSV writes a header and a row per result.
+// WriteCSV writes a header and a row per result; the last column is the
+// result's rep tag (nfsbench --repeat), empty when not repeated.
 func WriteCSV(w io.Writer, results []*Result) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"workload", "server", "file", "op", "cached", "bytes", "wire_bytes", "ops", "seconds",
 		"mb_per_sec", "ops_per_sec", "client_cpu_seconds", "client_cpu_percent", "server_cpu_seconds",
-		"server_cpu_seconds_per_gib", "server_cpu_us_per_op", "p50_us", "p99_us", "p99.9_us", "note", "error"})
+		"server_cpu_seconds_per_gib", "server_cpu_us_per_op", "p50_us", "p99_us", "p99.9_us", "note", "error", "rep"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, r := range results {
 		cw.Write([]string{r.Workload, r.Server, r.File, r.Op, cacheString(r.Cached),
 			strconv.FormatInt(r.Bytes, 10), strconv.FormatInt(r.WireBytes, 10), strconv.FormatInt(r.Ops, 10),
 			f(r.Seconds), f(r.MBPerSec), f(r.OpsPerSec), f(r.ClientCPUSeconds), f(r.ClientCPUPercent),
 			opt(r.ServerCPUSeconds, 4), opt(r.ServerCPUPerGiB, 4), opt(r.ServerCPUPerOpUS, 3),
-			lat(r, "p50"), lat(r, "p99"), lat(r, "p99.9"), r.Note, r.Error})
+			lat(r, "p50"), lat(r, "p99"), lat(r, "p99.9"), r.Note, r.Error, r.Tags["rep"]})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -33,14 +33,19 @@ type Builder func(ctx context.Context, cfg *Config, t *Target) ([]*Phase, error)
 // Runner runs one workload on one or more targets, phase by phase,
 // alternating between targets.
 type Runner struct {
-	Cfg      *Config
-	Targets  []*Target
+	Cfg     *Config
+	Targets []*Target
+	// Repeat is how many times the whole workload runs (0 or 1: once).
+	// Each repetition builds and runs every phase again, in order, so a
+	// workload whose phases depend on each other (mdtest's create ... remove)
+	// stays whole; the targets' order is reversed every other repetition
+	// (repOrder) and results are tagged rep=K (K from 1) when Repeat > 1.
+	Repeat   int
 	OnResult func(r *Result) // called after each phase
 }
 
-// Run builds the phases on every target, then runs phase i on each target
-// in turn before phase i+1. With Config.GraceWait it first waits out a
-// target's grace period (awaitGrace), untimed.
+// Run runs the workload Repeat times (see runOnce). With Config.GraceWait
+// it first waits out every target's grace period (awaitGrace), untimed.
 func (r *Runner) Run(ctx context.Context, build Builder) ([]*Result, error) {
 	if r.Cfg.GraceWait > 0 {
 		for _, t := range r.Targets {
@@ -49,8 +54,35 @@ func (r *Runner) Run(ctx context.Context, build Builder) ([]*Result, error) {
 			}
 		}
 	}
-	phases := make([][]*Phase, len(r.Targets))
-	for i, t := range r.Targets {
+	var out []*Result
+	for rep := 1; rep <= max(1, r.Repeat); rep++ {
+		res, err := r.runOnce(ctx, build, rep)
+		out = append(out, res...)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// repOrder is the targets' order in repetition rep (from 1): as given in
+// odd ones, reversed in even ones, so that with --compare neither server
+// always runs first (and inherits the other's warm caches, CPU frequency
+// or background work).
+func repOrder(targets []*Target, rep int) []*Target {
+	order := slices.Clone(targets)
+	if rep%2 == 0 {
+		slices.Reverse(order)
+	}
+	return order
+}
+
+// runOnce builds the phases on every target, then runs phase i on each
+// target in turn (in repOrder) before phase i+1.
+func (r *Runner) runOnce(ctx context.Context, build Builder, rep int) ([]*Result, error) {
+	targets := repOrder(r.Targets, rep)
+	phases := make([][]*Phase, len(targets))
+	for i, t := range targets {
 		ps, err := build(ctx, r.Cfg, t)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Label(), err)
@@ -59,13 +91,16 @@ func (r *Runner) Run(ctx context.Context, build Builder) ([]*Result, error) {
 	}
 	for i := 1; i < len(phases); i++ {
 		if len(phases[i]) != len(phases[0]) {
-			return nil, fmt.Errorf("%s has %d phases, %s %d", r.Targets[i].Label(), len(phases[i]), r.Targets[0].Label(), len(phases[0]))
+			return nil, fmt.Errorf("%s has %d phases, %s %d", targets[i].Label(), len(phases[i]), targets[0].Label(), len(phases[0]))
 		}
 	}
 	var out []*Result
 	for j := range phases[0] {
-		for i, t := range r.Targets {
+		for i, t := range targets {
 			res := r.runPhase(ctx, t, phases[i][j])
+			if r.Repeat > 1 {
+				res.Tags = map[string]string{"rep": strconv.Itoa(rep)}
+			}
 			out = append(out, res)
 			if r.OnResult != nil {
 				r.OnResult(res)

@@ -5,9 +5,11 @@
 #             depth 16, against --cores 1 and --cores 2 servers of each side;
 #   mdtest-easy: its phases (create, stat, read, list, remove), 4
 #             connections, depth 8, $FILES files per connection.
-# Every pair runs in one nfsbench --compare call, the order swapped each
-# repetition; each side's export is on its own fresh ext4 (lib.sh fresh_fs)
-# so that creates do not inherit the other side's deleted inodes. Prints
+# Every pair runs in nfsbench --compare calls, the order swapped each
+# repetition (randread: one call, --repeat $REPS; mdtest-easy: a call per
+# repetition, each in a fresh directory); each side's export is on its own
+# fresh ext4 (lib.sh fresh_fs) so that creates do not inherit the other
+# side's deleted inodes. Prints
 # medians per side and new/old ratios of ops/s and server CPU per op.
 #
 #   OLD=/tmp/old-bin bash bench/scripts/ab.sh          # a build of another commit
@@ -62,14 +64,16 @@ pair() {
 		--tag "cores=${a: -1}" --no-progress --json "$j" "$@" >"$j.out" 2>&1 || die "nfsbench failed: $(tail -3 "$j.out")"
 }
 
+# randread: the $REPS repetitions, order swapped each time, are nfsbench's
+# (--repeat).
+for cores in 1 2; do
+	log "randread old$cores vs new$cores, $REPS repetitions"
+	pair "old$cores" "new$cores" randread "$WORK/json/rr$cores.json" --local-dir "$WORK/old" --compare-local-dir "$WORK/new" \
+		--size 256M --ops "$OPS" --conns "$CONNS" --depth 16 --no-verify --repeat "$REPS"
+done
+# mdtest-easy: a call per repetition, each in a directory of its own
+# (nfsbench --repeat would reuse --dir), the order swapped each time.
 for rep in $(seq "$REPS"); do
-	for cores in 1 2; do
-		a=old$cores b=new$cores
-		[ $((rep % 2)) = 1 ] || { a=new$cores b=old$cores; }
-		log "rep $rep: randread $a vs $b"
-		pair "$a" "$b" randread "$WORK/json/rr$cores-$rep.json" --local-dir "$WORK/${a%?}" --compare-local-dir "$WORK/${b%?}" \
-			--size 256M --ops "$OPS" --conns "$CONNS" --depth 16 --no-verify
-	done
 	a=old1 b=new1
 	[ $((rep % 2)) = 1 ] || { a=new1 b=old1; }
 	log "rep $rep: mdtest-easy $a vs $b"

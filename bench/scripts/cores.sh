@@ -5,7 +5,8 @@
 # same directory (same files, same page cache). For every --cores N other
 # than 1 and every connection count C in $CONNS, one nfsbench call drives
 # the --cores N server and the --cores 1 server alternately (--compare),
-# $REPS times with the order swapped each time:
+# $REPS times with the order swapped each time (nfsbench --repeat; its
+# --json tags each run rep=K):
 #   randread: $OPS random 4 KiB READs of a cached $SIZE file, depth $DEPTH.
 # Prints medians of ops/s and server CPU µs per op per --cores value, their
 # ratios to --cores 1 (nfsbench summarize), and the check of issue 10
@@ -49,21 +50,17 @@ for n in $CORES; do
 done
 [ -n "${PID[1]:-}" ] || die "CORES must include 1 (the baseline)"
 
-for rep in $(seq "$REPS"); do
-	for n in $CORES; do
-		[ "$n" != 1 ] || continue
-		for conns in $CONNS; do
-			a=$n b=1
-			[ $((rep % 2)) = 1 ] || { a=1 b=$n; }
-			j=$WORK/json/c$n-n$conns-r$rep.json
-			log "rep $rep: --cores $a vs --cores $b, $conns connections"
-			timeout 600 "$BIN/nfsbench" randread --server "127.0.0.1:${PORT[$a]}" --name "cores$a" --server-pid "${PID[$a]}" \
-				--compare "127.0.0.1:${PORT[$b]}" --compare-name "cores$b" --compare-pid "${PID[$b]}" \
-				--local-dir "$EXP" --compare-local-dir "$EXP" --size "$SIZE" --ops "$OPS" --conns "$conns" \
-				--depth "$DEPTH" --stonewall 30s "${NOVERIFY[@]}" --tag "conns=$conns" --tag "rep=$rep" \
-				--no-progress --json "$j" >"$j.out" 2>&1 ||
-				die "nfsbench failed: $(tail -3 "$j.out")"
-		done
+for n in $CORES; do
+	[ "$n" != 1 ] || continue
+	for conns in $CONNS; do
+		j=$WORK/json/c$n-n$conns.json
+		log "--cores $n vs --cores 1, $conns connections, $REPS repetitions"
+		timeout $((600 * REPS)) "$BIN/nfsbench" randread --server "127.0.0.1:${PORT[$n]}" --name "cores$n" --server-pid "${PID[$n]}" \
+			--compare "127.0.0.1:${PORT[1]}" --compare-name "cores1" --compare-pid "${PID[1]}" \
+			--local-dir "$EXP" --compare-local-dir "$EXP" --size "$SIZE" --ops "$OPS" --conns "$conns" \
+			--depth "$DEPTH" --stonewall 30s "${NOVERIFY[@]}" --tag "conns=$conns" --repeat "$REPS" \
+			--no-progress --json "$j" >"$j.out" 2>&1 ||
+			die "nfsbench failed: $(tail -3 "$j.out")"
 	done
 done
 

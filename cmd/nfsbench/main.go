@@ -40,6 +40,7 @@ type options struct {
 	jsonOut, csvOut string
 	plotOut         string
 	noProgress      bool
+	repeat          int
 }
 
 func main() {
@@ -110,10 +111,19 @@ func parseFlags(name string, args []string) *options {
 		o.tags[k] = v
 		return nil
 	})
+	fs.IntVar(&o.repeat, "repeat", 1, "run the whole workload N times, the --compare order swapped every other time; the table shows medians, --json every run tagged rep=K")
 	fs.DurationVar(&o.cfg.GraceWait, "grace-wait", 5*time.Minute, "how long to wait out a server's grace period after its restart (OPEN/LOCK answered NFS4ERR_GRACE); 0: fail at once")
 	fs.Parse(args)
 	if o.main.Addr == "" {
 		fmt.Fprintln(os.Stderr, "nfsbench: --server is required")
+		os.Exit(2)
+	}
+	if o.repeat < 1 {
+		fmt.Fprintln(os.Stderr, "nfsbench: --repeat must be at least 1")
+		os.Exit(2)
+	}
+	if _, ok := o.tags["rep"]; ok && o.repeat > 1 {
+		fmt.Fprintln(os.Stderr, "nfsbench: --tag rep=... and --repeat > 1 both name the repetition")
 		os.Exit(2)
 	}
 	o.cfg.Size = mustSize("--size", o.size, math.MaxInt64)
@@ -182,15 +192,15 @@ func run(name string, o *options) error {
 		}
 		defer t.Close()
 	}
-	r := &bench.Runner{Cfg: &o.cfg, Targets: targets}
+	r := &bench.Runner{Cfg: &o.cfg, Targets: targets, Repeat: o.repeat}
 	results, err := r.Run(ctx, workloads[name])
-	if len(o.tags) > 0 {
-		for _, res := range results {
-			res.Tags = o.tags
-		}
+	addTags(results, o.tags)
+	shown := results
+	if o.repeat > 1 {
+		shown = bench.Medians(results)
 	}
-	report(os.Stdout, name, o, targets, results)
-	if werr := writeFiles(o, results); err == nil {
+	report(os.Stdout, name, o, targets, shown)
+	if werr := writeFiles(o, results, shown); err == nil {
 		err = werr
 	}
 	if err == nil {
@@ -199,7 +209,31 @@ func run(name string, o *options) error {
 	return err
 }
 
+// addTags adds the --tag labels to every result's own tags (rep=K).
+func addTags(results []*bench.Result, tags map[string]string) {
+	if len(tags) == 0 {
+		return
+	}
+	for _, res := range results {
+		if res.Tags == nil {
+			res.Tags = map[string]string{}
+		}
+		for k, v := range tags {
+			res.Tags[k] = v
+		}
+	}
+}
+
+// report prints the table of results (with --repeat, their medians),
+// the ratios of the two servers and io500's scores.
 func report(w io.Writer, name string, o *options, targets []*bench.Target, results []*bench.Result) {
+	if o.repeat > 1 {
+		fmt.Fprintf(w, "medians of %d repetitions", o.repeat)
+		if len(targets) == 2 {
+			fmt.Fprintf(w, " (%s first in odd ones, %s in even ones)", targets[0].Label(), targets[1].Label())
+		}
+		fmt.Fprintln(w)
+	}
 	bench.WriteTable(w, results)
 	if len(targets) == 2 {
 		bench.WriteRatios(w, results, targets[0].Label(), targets[1].Label())
@@ -210,8 +244,10 @@ func report(w io.Writer, name string, o *options, targets []*bench.Target, resul
 	}
 }
 
-func writeFiles(o *options, results []*bench.Result) error {
-	write := func(path string, f func(io.Writer, []*bench.Result) error) error {
+// writeFiles writes --json and --csv with every result (each repetition's)
+// and --plot with the shown ones (medians with --repeat).
+func writeFiles(o *options, results, shown []*bench.Result) error {
+	write := func(path string, results []*bench.Result, f func(io.Writer, []*bench.Result) error) error {
 		if path == "" {
 			return nil
 		}
@@ -226,9 +262,9 @@ func writeFiles(o *options, results []*bench.Result) error {
 		return out.Close()
 	}
 	return errors.Join(
-		write(o.jsonOut, bench.WriteJSON),
-		write(o.csvOut, bench.WriteCSV),
-		write(o.plotOut, func(w io.Writer, r []*bench.Result) error { return bench.Plot(w, r) }),
+		write(o.jsonOut, results, bench.WriteJSON),
+		write(o.csvOut, results, bench.WriteCSV),
+		write(o.plotOut, shown, func(w io.Writer, r []*bench.Result) error { return bench.Plot(w, r) }),
 	)
 }
 
