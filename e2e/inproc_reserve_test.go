@@ -3,7 +3,6 @@ package e2e
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/internal/testfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
@@ -21,26 +21,8 @@ import (
 // bytes free to users (f_bavail).
 func reservedExport(t *testing.T) (dir string, userFree int64) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (loop mounts, the reserve)")
-	}
-	if _, err := exec.LookPath("mkfs.ext4"); err != nil {
-		t.Skip("needs mkfs.ext4 (e2fsprogs)")
-	}
-	base := t.TempDir()
-	img := filepath.Join(base, "fs.img")
-	if out, err := exec.Command("truncate", "-s", "32M", img).CombinedOutput(); err != nil {
-		t.Fatalf("truncate: %v %s", err, out)
-	}
-	if out, err := exec.Command("mkfs.ext4", "-q", "-F", "-m", "50", img).CombinedOutput(); err != nil {
-		t.Fatalf("mkfs.ext4: %v %s", err, out)
-	}
-	dir = filepath.Join(base, "mnt")
-	os.Mkdir(dir, 0o755)
-	if out, err := exec.Command("mount", "-o", "loop", img, dir).CombinedOutput(); err != nil {
-		t.Skipf("loop mount unavailable: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	dir = filepath.Join(t.TempDir(), "mnt")
+	testfs.Ext4(t, dir, 32, "-m", "50")
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
