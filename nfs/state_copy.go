@@ -19,10 +19,14 @@ import (
 // OFFLOAD_CANCEL stops it, and it stops by itself when its client is
 // destroyed or expires, or the server closes.
 
-// Bounds on asynchronous copies running at once. Past them COPY answers
-// NFS4ERR_DELAY, as knfsd does past its pending_async_copies cap (its
-// thread count), and the client sends it again later. A copy holds two
-// descriptors and one goroutine blocked in copy_file_range.
+// Bounds on asynchronous copies running at once. A client past its own
+// bound gets NFS4ERR_DELAY, as knfsd past its pending_async_copies cap,
+// and sends the COPY again later. Past the server-wide bound the COPY is
+// done synchronously instead, at most syncCopyMax (RFC 7862 section
+// 15.2.3 lets the server do that), so that clients (or one host with many
+// of them) holding every asynchronous slot cannot stop other hosts'
+// copies. A copy holds two descriptors and one goroutine blocked in
+// copy_file_range.
 const (
 	maxAsyncCopiesPerClient = 4
 	maxAsyncCopies          = 32
@@ -83,12 +87,22 @@ type copyTable struct {
 	finished  []*asyncCopy    // kept for OFFLOAD_STATUS, oldest first
 }
 
-// reserve counts a new copy of cl against the bounds; false when past them.
-func (t *copyTable) reserve(cl *client) bool {
+// What reserve found.
+const (
+	copyReserved   = iota
+	copyClientFull // cl runs maxAsyncCopiesPerClient already
+	copyServerFull // maxAsyncCopies run already
+)
+
+// reserve counts a new copy of cl against the bounds.
+func (t *copyTable) reserve(cl *client) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.running >= maxAsyncCopies || t.perClient[cl] >= maxAsyncCopiesPerClient {
-		return false
+	switch {
+	case t.perClient[cl] >= maxAsyncCopiesPerClient:
+		return copyClientFull
+	case t.running >= maxAsyncCopies:
+		return copyServerFull
 	}
 	if t.perClient == nil {
 		t.perClient = make(map[*client]int)
@@ -96,7 +110,7 @@ func (t *copyTable) reserve(cl *client) bool {
 	}
 	t.running++
 	t.perClient[cl]++
-	return true
+	return copyReserved
 }
 
 // unreserve undoes reserve for a copy that did not start.
@@ -192,8 +206,11 @@ func (s *Server) copyKeepTime() time.Duration {
 // stateid, nothing copied yet, cr_synchronous false.
 func (c *compound) startAsyncCopy(a *copyArgs, src, dst int) nfs4.Status {
 	cl := c.sess.client
-	if !c.s.copies.reserve(cl) {
+	switch c.s.copies.reserve(cl) {
+	case copyClientFull:
 		return nfs4.ErrDelay
+	case copyServerFull:
+		return c.syncCopy(a, src, dst)
 	}
 	cp := &asyncCopy{client: cl, node: c.cfh, cred: c.cred, srcOff: a.srcOff, dstOff: a.dstOff, count: a.count,
 		src: -1, dst: -1, stop: make(chan struct{}), done: make(chan struct{})}

@@ -385,3 +385,22 @@ func TestCopyAsyncStopsWithClient(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// With every server-wide asynchronous slot taken (by other clients, or
+// one host with many), an asynchronous COPY is done synchronously, at
+// most syncCopyMax, instead of NFS4ERR_DELAY: holding the slots cannot
+// stop another host's copies.
+func TestCopyAsyncServerFullGoesSynchronous(t *testing.T) {
+	h, src, dst, data := copyHarness(t, nil, 10<<20)
+	h.backChannel()
+	h.s.copies.mu.Lock()
+	h.s.copies.running = maxAsyncCopies // as if other clients held them all
+	h.s.copies.mu.Unlock()
+	r := h.copyCall(src, dst, 0, false)
+	if r.status != nfs4.OK || r.callbackID != nil || !r.synchronous || r.count != syncCopyMax {
+		t.Fatalf("asynchronous COPY with the server's slots full: %+v, want OK, synchronous, count %d", r, syncCopyMax)
+	}
+	if got := h.fileData("dst"); !bytes.Equal(got, data[:syncCopyMax]) {
+		t.Fatalf("destination holds %d bytes, want the source's first %d", len(got), syncCopyMax)
+	}
+}
