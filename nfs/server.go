@@ -68,6 +68,11 @@ type Config struct {
 	// checked for files whose last link is gone, to close them and make
 	// their handles stale (vfs_fdcache.go, sweepUnlinked). 0: 2s.
 	UnlinkSweep time.Duration
+	// DataServers, when set, makes the server a pNFS flexible-files
+	// metadata server over them (pnfs.go): regular files created through
+	// NFS keep their data there. nil: an ordinary server (EXCHANGE_ID
+	// answers USE_NON_PNFS).
+	DataServers DataServers
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a

@@ -410,6 +410,7 @@ const (
 	FHSize        = 128 // NFS4_FHSIZE
 	VerifierSize  = 8
 	SessionIDSize = 16
+	DeviceIDSize  = 16 // NFS4_DEVICEID4_SIZE
 	OtherSize     = 12
 	OpaqueLimit   = 1024
 	MaxNameLen    = 255

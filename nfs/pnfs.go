@@ -1,0 +1,95 @@
+package nfs
+
+import (
+	"context"
+
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+)
+
+// The metadata-server role (pNFS flexible files, RFC 8435). With
+// Config.DataServers set, a regular file created through NFS keeps its
+// name, attributes and state on the export as any other, and its data in
+// one file per mirror on the data servers; the server hands clients
+// layouts naming those files (LAYOUTGET, GETDEVICEINFO) and clients read
+// and write them directly. The data servers are plain NFSv4.1+ servers
+// (loose coupling, RFC 8435 section 2.2): the MDS reaches them as a client
+// (package pnfs implements DataServers with the project's own client), and
+// fences a client by changing the data file's synthetic owner (section 14).
+//
+// What nfs decides: which files have layouts, which layouts a client
+// holds, when to recall and fence. What DataServers does: the NFS calls to
+// the data servers. Files that existed before the role was on, and files
+// whose layout cannot be made, keep their data on the export and are
+// served as before (LAYOUTGET answers NFS4ERR_LAYOUTUNAVAILABLE).
+
+// DeviceID names one data server in layouts (deviceid4). It is stable
+// across restarts: it is derived from the data server's configured
+// address, so a layout stored with a file names the same server after a
+// restart.
+type DeviceID [nfs4.DeviceIDSize]byte
+
+// DataServer is one data server as clients are told about it
+// (ff_device_addr4, RFC 8435 section 5.1).
+type DataServer struct {
+	ID DeviceID
+	// Addr is the host:port clients connect to (--data-server's
+	// advertise=, else the address the MDS uses).
+	Addr string
+	// RSize and WSize are the largest READ and WRITE clients should send
+	// it (ffdv_rsize, ffdv_wsize).
+	RSize, WSize uint32
+}
+
+// DSFile is one mirror's data file on a data server.
+type DSFile struct {
+	Device DeviceID
+	FH     []byte // the file's handle on the data server
+}
+
+// FileLayout is where one regular file's data lives, as the MDS keeps it
+// (in an extended attribute of the file on the export, layoutXattr): one
+// DSFile per mirror, and the synthetic owner clients present with
+// AUTH_SYS to the data servers (RFC 8435 section 2.2). Fencing changes
+// UID and GID.
+type FileLayout struct {
+	Mirrors  []DSFile
+	UID, GID uint32
+	// StripeUnit is ffl_stripe_unit; 0: no striping (one data file per
+	// mirror holds the whole file).
+	StripeUnit uint64
+}
+
+// DataServers is what the metadata-server role needs from its data
+// servers. Implementations are safe for concurrent use; every method that
+// talks to a data server takes a context and may block (it runs on a
+// worker, never on an event loop).
+type DataServers interface {
+	// Device returns the data server id names, whether in service or not.
+	Device(id DeviceID) (DataServer, bool)
+	// Devices returns the data servers in service (GETDEVICELIST).
+	Devices() []DataServer
+	// Create makes the data files of a new regular file, owned by fresh
+	// synthetic ids with mode 0640 (RFC 8435 section 2.2), on data
+	// servers in service chosen by the placement policy. name is unique
+	// and stable for the file on this MDS (it names the data files).
+	Create(ctx context.Context, name string) (FileLayout, error)
+	// Fence gives l's data files new synthetic owner ids, so a client
+	// holding a layout with the old ones can no longer read or write
+	// them (RFC 8435 section 14), and returns the layout with the new
+	// ids.
+	Fence(ctx context.Context, l FileLayout) (FileLayout, error)
+	// SetSize truncates or extends every mirror's data file to size.
+	SetSize(ctx context.Context, l FileLayout, size uint64) error
+	// Remove removes l's data files.
+	Remove(ctx context.Context, l FileLayout) error
+	// ReadAt reads from the first mirror in service (the MDS serving a
+	// client that does not speak pNFS).
+	ReadAt(ctx context.Context, l FileLayout, p []byte, off uint64) (n int, eof bool, err error)
+	// WriteAt writes p at off to every mirror, stably (FILE_SYNC).
+	WriteAt(ctx context.Context, l FileLayout, p []byte, off uint64) (n int, err error)
+	// Failed records an error a client reported for a data server
+	// (LAYOUTERROR, or LAYOUTRETURN's error report) or the MDS saw: the
+	// server is left out of new placements and layouts until it answers
+	// again.
+	Failed(id DeviceID, status nfs4.Status)
+}
