@@ -2,10 +2,11 @@
 # /init of the e2e guest (runs as PID 1 in the initramfs, busybox only).
 #
 # Kernel command line (read from /proc/cmdline):
-#   e2e_mode=probe|nfs|fs|restart|deleg  probe: TCP round trip to 10.0.2.100:2049 only;
+#   e2e_mode=probe|nfs|fs|restart|deleg|pnfs  probe: TCP round trip to 10.0.2.100:2049 only;
 #                        fs: the filesystem phase (guest-fs.sh, e2e_fs=...);
 #                        restart: a lock held across a server restart (guest-restart.sh);
-#                        deleg: a delegation recalled for another client (guest-deleg.sh)
+#                        deleg: a delegation recalled for another client (guest-deleg.sh);
+#                        pnfs: flexible-files layouts, stage e2e_pnfs=... (guest-pnfs.sh)
 #   e2e_vers=4.2,4.1     NFS versions to mount, in order
 #   e2e_deadline=SECS    guest-side watchdog (dump dmesg, power off)
 #   e2e_rw=FLAGS         write checks: "off", or a comma list of the
@@ -124,6 +125,11 @@ fi
 if [ "$MODE" = deleg ]; then
 	. /guest-deleg.sh
 	deleg_main
+	finish
+fi
+if [ "$MODE" = pnfs ]; then
+	. /guest-pnfs.sh
+	pnfs_main
 	finish
 fi
 if [ "$MODE" = exports ]; then

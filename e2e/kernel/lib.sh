@@ -84,7 +84,11 @@ e2e_kernel() {
 }
 
 # Modules the guest needs, top-level names; dependencies come from modules.dep.
-E2E_MODULES=(virtio_net nfsv4)
+# nfs_layout_flexfiles: the pNFS phase's layout driver. The client asks for
+# it with request_module("nfs-layouttype4-4") at the first layout (fs/nfs/
+# pnfs.c find_pnfs_driver), which needs modprobe and a module tree the
+# initramfs does not have, so it is loaded up front like the others.
+E2E_MODULES=(virtio_net nfsv4 nfs_layout_flexfiles)
 
 # e2e_initramfs OUT: build a gzip'd newc initramfs with static busybox, the
 # guest init script and the decompressed modules (in load order).
@@ -108,6 +112,7 @@ e2e_initramfs() {
 	cp "$E2E_KDIR/guest-restart.sh" "$stage/guest-restart.sh"
 	cp "$E2E_KDIR/guest-deleg.sh" "$stage/guest-deleg.sh"
 	cp "$E2E_KDIR/guest-exports.sh" "$stage/guest-exports.sh"
+	cp "$E2E_KDIR/guest-pnfs.sh" "$stage/guest-pnfs.sh"
 	e2e_fshelper
 	cp "$E2E_FSHELPER" "$stage/bin/fshelper"
 	mdir=$E2E_KROOT/lib/modules/$E2E_KVER

@@ -13,6 +13,9 @@
 #   run.sh --deleg PORT EXPORT_DIR VERS...    e2e-deleg.sh's phase: the guest
 #                                         runs guest-deleg.sh; the caller runs
 #                                         the second client and judges
+#   run.sh --pnfs PORT EXPORT_DIR VERS...     e2e-pnfs.sh's phase: the guest
+#                                         runs guest-pnfs.sh (stage
+#                                         E2E_PNFS_STAGE); the caller judges
 #
 # For each version the guest mounts SERVER:/ (vers=V), runs ls -lR, hashes
 # every file with sha256sum and dumps /proc/self/mountstats. The host compares
@@ -36,6 +39,11 @@
 #                CLONE, POSIX locks / LOCK, LOCKT, LOCKU); default 1 each
 #   E2E_SERVER_LOG  the server's log, quoted on write-step failures
 #   E2E_SERVER_PID  the server's pid: the guest is stopped if it goes away
+#   E2E_PCAP_SNAPLEN  bytes kept of each packet in nfs.pcap (default 512)
+#   E2E_GUEST_ARGS  more words for the guest's kernel command line
+#   E2E_GUESTFWD  more guest addresses to forward, "IP:PORT=HOSTPORT ..."
+#                 (each one more guestfwd rule to `nc 127.0.0.1 HOSTPORT`;
+#                 the pNFS phase's data servers), also captured in nfs.pcap
 #
 # Write checks (E2E_RW=1), per version V, after the read checks: the guest
 # does every write-side operation both in a tmpfs mirror and in
@@ -56,6 +64,7 @@ PROBE=
 FS=
 RESTART=
 DELEG=
+PNFS=
 EXP=
 if [[ ${1:-} == --restart ]]; then
 	RESTART=1
@@ -65,6 +74,12 @@ elif [[ ${1:-} == --deleg ]]; then
 	# drives the host side and judges.
 	RESTART=1
 	DELEG=1
+	shift
+elif [[ ${1:-} == --pnfs ]]; then
+	# The pNFS phase (e2e-pnfs.sh): like --restart, the caller drives the
+	# host side (data servers, MDS restart) and judges.
+	RESTART=1
+	PNFS=1
 	shift
 elif [[ ${1:-} == --probe ]]; then
 	PROBE=1
@@ -115,6 +130,8 @@ elif [[ -n $FS ]]; then
 	MODE=fs
 elif [[ -n $DELEG ]]; then
 	MODE=deleg
+elif [[ -n $PNFS ]]; then
+	MODE=pnfs
 elif [[ -n $RESTART ]]; then
 	MODE=restart
 elif [[ -z $PROBE ]]; then
@@ -194,6 +211,16 @@ rw_watch() {
 }
 
 vers_csv=$(IFS=,; echo "${VERS[*]}")
+# One more guestfwd rule per E2E_GUESTFWD entry (the pNFS data servers).
+netdev="user,id=n0,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
+pcap_ports=$PORT
+for fw in ${E2E_GUESTFWD:-}; do
+	[[ $fw =~ ^(10\.0\.2\.[0-9]+:[0-9]+)=([0-9]+)$ ]] || e2e_die "bad E2E_GUESTFWD entry '$fw' (want 10.0.2.N:PORT=HOSTPORT)"
+	netdev+=",guestfwd=tcp:${BASH_REMATCH[1]}-cmd:nc 127.0.0.1 ${BASH_REMATCH[2]}"
+	pcap_ports+=" ${BASH_REMATCH[2]}"
+done
+pcap_filter=
+for p in $pcap_ports; do pcap_filter+="${pcap_filter:+ or }tcp port $p"; done
 QEMU=(
 	qemu-system-x86_64
 	-nodefaults -no-user-config -no-reboot
@@ -201,8 +228,8 @@ QEMU=(
 	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
 	-display none
 	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags${FS:+ e2e_fs=${E2E_FS_EXPORTS:-}}${EXP:+ e2e_ex=${E2E_EX_DIR:-}} e2e_deadline=$((TIMEOUT - 20))"
-	-netdev "user,id=n0,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags${FS:+ e2e_fs=${E2E_FS_EXPORTS:-}}${EXP:+ e2e_ex=${E2E_EX_DIR:-}}${PNFS:+ e2e_pnfs=${E2E_PNFS_STAGE:-write}} e2e_deadline=$((TIMEOUT - 20))${E2E_GUEST_ARGS:+ $E2E_GUEST_ARGS}"
+	-netdev "$netdev"
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
 	-serial "file:$RESULTS"
@@ -218,7 +245,7 @@ PCAP=$WORK/nfs.pcap
 TPID=
 rm -f "$PCAP"
 if [[ -z $PROBE && ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null; then
-	tcpdump -i lo -n -s 512 -U -w "$PCAP" "tcp port $PORT" >"$WORK/tcpdump.log" 2>&1 &
+	tcpdump -i lo -n -s "${E2E_PCAP_SNAPLEN:-512}" -U -w "$PCAP" "$pcap_filter" >"$WORK/tcpdump.log" 2>&1 &
 	TPID=$!
 	for _ in $(seq 1 30); do
 		grep -q listening "$WORK/tcpdump.log" 2>/dev/null && break
@@ -569,6 +596,7 @@ what="NFS ${VERS[*]}"
 [[ -z $PROBE ]] || what="probe (boot + guestfwd)"
 [[ -z $FS ]] || what="filesystem phase (mounts inside exports, a full filesystem), NFS ${VERS[*]}"
 [[ -z $RESTART ]] || what="restart phase (a POSIX lock held across a server kill -9 + restart), NFS ${VERS[*]}"
+[[ -z $PNFS ]] || what="pNFS phase, stage ${E2E_PNFS_STAGE:-write} (flexible-files layouts, data on the data servers), NFS ${VERS[*]}"
 [[ -z $DELEG ]] || what="delegation phase (a read delegation recalled for another client's write open), NFS ${VERS[*]}"
 [[ -z $EXP ]] || what="exports phase (ro, root_squash, a hidden export), NFS ${VERS[*]}"
 echo "================ e2e (kernel client) PASSED: $what in ${elapsed}s ================"
