@@ -1,7 +1,7 @@
 GO ?= go
 ENGINE ?= portable
 
-.PHONY: build run test e2e e2e-probe bench fuzz lint
+.PHONY: build run test e2e e2e-probe e2e-pnfs bench fuzz lint
 
 build:
 	$(GO) build ./...
@@ -48,10 +48,17 @@ test:
 # 127.0.0.1 (vers=4.2 with READ_PLUS, then 4.1): read checks, then write
 # checks and host-side changes (E2E_RW=0: reads only); then the filesystem
 # (mounts inside exports, a full filesystem), restart (a lock across kill -9),
-# exports (ro, root_squash) and delegation phases (E2E_FS, E2E_RESTART,
-# E2E_EXPORTS, E2E_DELEG =0 skip them); ~5 min. See e2e/kernel/README.md.
+# exports (ro, root_squash), delegation and pNFS phases (E2E_FS, E2E_RESTART,
+# E2E_EXPORTS, E2E_DELEG, E2E_PNFS =0 skip them); ~7 min. See
+# e2e/kernel/README.md.
 e2e:
 	ENGINE=$(ENGINE) bash e2e/kernel/e2e.sh
+
+# e2e-pnfs: the pNFS phase alone: nfsd-uring as a flexible-files metadata
+# server over an nfsd-uring and an NFS-Ganesha data server, the Linux 6.12
+# client with nfs_layout_flexfiles; kill -9 + restart; a data server killed.
+e2e-pnfs:
+	ENGINE=$(ENGINE) bash e2e/kernel/e2e-pnfs.sh
 
 # pynfs: the NFSv4.1 conformance suite (pynfs, from PYNFS_SRC, default
 # ../shared/pynfs) against both engines side by side, ~11 min; fails under

@@ -461,6 +461,26 @@ if [[ ${E2E_PNFS_DSFAIL:-1} == 1 ]]; then
 			nd=$(grep -ci -- "${deadid:-no-such-device}" "$PW/layouts-after.txt" || true)
 			log "dsfail: $nl LAYOUTGET replies after the first report, $nd of them naming the dead data server"
 			((nd == 0)) || fail "dsfail: $nd LAYOUTGET replies after the client reported the dead data server still name it (see $PW/layouts-after.txt)"
+			# The first report in full, for the record.
+			tshark -r "$PCAP" "${TD[@]}" -Y "frame.number == $first" -O nfs 2>/dev/null | sed -n '/^Network File System/,$p' >"$PW/error-report-first.txt" || true
+			# The file made after the kill: the layouts the MDS gave for
+			# it (found by its file handle: OPEN's GETFH, then the
+			# LAYOUTGETs with it) must not name the dead server.
+			for v in "${FVERS[@]}"; do
+				ox=$(tshark -r "$PCAP" "${TD[@]}" -Y "tcp.dstport==$MDS2_PORT && rpc.msgtyp==0 && nfs.opcode==18 && nfs.pathname.component==\"n-after.bin\"" -T fields -e rpc.xid 2>/dev/null | head -n1)
+				fh=
+				[[ -z $ox ]] || fh=$(tshark -r "$PCAP" "${TD[@]}" -Y "tcp.srcport==$MDS2_PORT && rpc.msgtyp==1 && rpc.xid==$ox" -T fields -e nfs.fh.hash 2>/dev/null | head -n1 | cut -d, -f1)
+				lx=
+				[[ -z $fh ]] || lx=$(tshark -r "$PCAP" "${TD[@]}" -Y "tcp.dstport==$MDS2_PORT && rpc.msgtyp==0 && nfs.opcode==50 && nfs.fh.hash==$fh" -T fields -e rpc.xid 2>/dev/null | paste -sd, -)
+				if [[ -z $lx ]]; then
+					log "dsfail v$v: no LAYOUTGET for n-after.bin found in the capture (OPEN xid ${ox:-none}, fh ${fh:-none}): its layout is not checked"
+					continue
+				fi
+				tshark -r "$PCAP" "${TD[@]}" -Y "tcp.srcport==$MDS2_PORT && rpc.msgtyp==1 && rpc.xid in {${lx}}" -T fields -e frame.number -e nfs.deviceid -e nfs.nfsstat4 2>/dev/null >"$PW/layouts-n-after.txt" || true
+				nd=$(grep -ci -- "${deadid:-no-such-device}" "$PW/layouts-n-after.txt" || true)
+				log "dsfail v$v: n-after.bin (made after the kill, fh $fh): $(wc -l <"$PW/layouts-n-after.txt") LAYOUTGET replies, devices: $(cut -f2 "$PW/layouts-n-after.txt" | tr '\n' ' ')"
+				((nd == 0)) || fail "dsfail v$v: the MDS gave n-after.bin, made after the data server died, a layout naming it ($nd replies; $PW/layouts-n-after.txt)"
+			done
 		else
 			fail "dsfail: no LAYOUTERROR and no LAYOUTRETURN with an ff_ioerr4 in the capture ($PCAP): the client did not report the failure to the MDS"
 		fi

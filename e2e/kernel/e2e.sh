@@ -6,10 +6,12 @@
 # and a full filesystem, served by a second server run; e2e-restart.sh
 # (E2E_RESTART=0 skips it): a POSIX lock held across a server kill -9 +
 # restart; then e2e-exports.sh (E2E_EXPORTS=0 skips it): an exports file
-# with ro, root_squash and an export the guest may not see; last
+# with ro, root_squash and an export the guest may not see; then
 # e2e-deleg.sh (E2E_DELEG=0 skips it): a server with --delegations grants
 # the guest a read delegation and recalls it for a second (host) client's
-# OPEN for writing. Each phase runs alone too: e2e/kernel/e2e-deleg.sh.
+# OPEN for writing; last e2e-pnfs.sh (E2E_PNFS=0 skips it): the server as a
+# pNFS flexible-files metadata server over an nfsd-uring and an
+# NFS-Ganesha data server. Each phase runs alone too: e2e/kernel/e2e-deleg.sh.
 #
 # Environment: ENGINE (server --engine, default portable), E2E_VERS
 # (default "4.2 4.1"), E2E_SERVER_ARGS (extra server flags), plus run.sh's.
@@ -77,11 +79,19 @@ if [[ ${E2E_DELEG:-1} == 1 ]]; then
 else
 	e2e_log "delegation phase SKIPPED (E2E_DELEG=0)"
 fi
-if ((rc != 0 || fs_rc != 0 || restart_rc != 0 || ex_rc != 0 || deleg_rc != 0)); then
+# Sixth phase: pNFS flexible files (an MDS and two data servers).
+pnfs_rc=0
+if [[ ${E2E_PNFS:-1} == 1 ]]; then
+	E2E_PNFS_BIN=$BIN e2e/kernel/e2e-pnfs.sh || pnfs_rc=$?
+else
+	e2e_log "pNFS phase SKIPPED (E2E_PNFS=0)"
+fi
+if ((rc != 0 || fs_rc != 0 || restart_rc != 0 || ex_rc != 0 || deleg_rc != 0 || pnfs_rc != 0)); then
 	((rc == 0)) || echo "[e2e] the main phase (one export: reads, writes, host-side changes) FAILED" >&2
 	((fs_rc == 0)) || echo "[e2e] the filesystem phase (e2e-fs.sh: mounts inside the export, a full filesystem) FAILED" >&2
 	((restart_rc == 0)) || echo "[e2e] the restart phase (e2e-restart.sh: a lock across a server kill -9 + restart) FAILED" >&2
 	((ex_rc == 0)) || echo "[e2e] the exports phase (e2e-exports.sh: --exports with ro, root_squash, a hidden export) FAILED" >&2
 	((deleg_rc == 0)) || echo "[e2e] the delegation phase (e2e-deleg.sh: a read delegation recalled for a second client's write open) FAILED" >&2
+	((pnfs_rc == 0)) || echo "[e2e] the pNFS phase (e2e-pnfs.sh: flexible-files layouts over an nfsd-uring and an NFS-Ganesha data server, MDS kill -9, a data server killed) FAILED" >&2
 	exit 1
 fi
