@@ -103,9 +103,10 @@ stop_all() {
 }
 trap stop_all EXIT
 
-# wait_listen PORT PID: up to 10 s for PID to listen on 127.0.0.1:PORT.
+# wait_listen PORT PID [TENTHS]: up to TENTHS/10 s (default 10 s) for PID
+# to listen on 127.0.0.1:PORT.
 wait_listen() {
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 "${3:-100}"); do
 		kill -0 "$2" 2>/dev/null || return 1
 		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
 		sleep 0.1
@@ -192,6 +193,24 @@ mds_args() {
 	MARGS+=(${E2E_PNFS_MDS_ARGS:-})
 }
 
+# start_mds LOG ARGS...: an MDS on a free port; it may take a while to
+# listen (the embedded etcd starts first). Sets SPID and SPORT.
+start_mds() {
+	local slog=$1 attempt
+	shift
+	for attempt in 1 2 3; do
+		SPORT=$(e2e_free_port)
+		log "starting the MDS: $BIN --listen 127.0.0.1:$SPORT $*"
+		"$BIN" --listen "127.0.0.1:$SPORT" "$@" >>"$slog" 2>&1 &
+		SPID=$!
+		wait_listen "$SPORT" "$SPID" 300 && return 0
+		stop_pid "$SPID"
+		grep -qi 'address already in use' "$slog" || break
+	done
+	tail -n 40 "$slog" >&2
+	e2e_die "the MDS did not start listening (log: $slog)"
+}
+
 # ---- verdict helpers ----
 fails=()
 fail() {
@@ -274,9 +293,9 @@ tshark_d() {
 # ---- stage 1: write ----
 mds_args "$PW/mds" "$PW/mds-state" m1
 MDS_ARGS=("${MARGS[@]}") MDS_MPORT=$MPORT
-e2e_start_server "$BIN" "$PW/mds.log" "${MDS_ARGS[@]}"
-MDS_PID=$E2E_SPID MDS_PORT=$E2E_PORT E2E_SPID=
-log "MDS pid $MDS_PID on 127.0.0.1:$MDS_PORT: ${MDS_ARGS[*]}"
+start_mds "$PW/mds.log" "${MDS_ARGS[@]}"
+MDS_PID=$SPID MDS_PORT=$SPORT
+log "MDS pid $MDS_PID listening on 127.0.0.1:$MDS_PORT"
 PORTS_ALL="$MDS_PORT $DS1_PORT $G_PORT"
 
 run_stage() {
@@ -362,7 +381,7 @@ wait "$MDS_PID" 2>/dev/null || true
 echo "---- $(date +%T) killed with SIGKILL, restarting ----" >>"$PW/mds.log"
 "$BIN" --listen "127.0.0.1:$MDS_PORT" "${MDS_ARGS[@]}" >>"$PW/mds.log" 2>&1 &
 MDS_PID=$!
-wait_listen "$MDS_PORT" "$MDS_PID" || { tail -n 40 "$PW/mds.log" >&2; e2e_die "the MDS did not come back after kill -9 (log: $PW/mds.log)"; }
+wait_listen "$MDS_PORT" "$MDS_PID" 300 || { tail -n 40 "$PW/mds.log" >&2; e2e_die "the MDS did not come back after kill -9 (log: $PW/mds.log)"; }
 log "MDS restarted: pid $MDS_PID on 127.0.0.1:$MDS_PORT, same --state-dir"
 run_stage read "$MDS_PORT" "$MDS_PID" "$PW/mds.log" "${VERS[@]}"
 R2=$PW/read/results.txt
@@ -384,8 +403,8 @@ MDS_PID=
 if [[ ${E2E_PNFS_DSFAIL:-1} == 1 ]]; then
 	mds_args "$PW/mds2" "$PW/mds2-state" m2 --mirrors 2
 	MDS2_ARGS=("${MARGS[@]}") MDS2_MPORT=$MPORT
-	e2e_start_server "$BIN" "$PW/mds2.log" "${MDS2_ARGS[@]}"
-	MDS2_PID=$E2E_SPID MDS2_PORT=$E2E_PORT E2E_SPID=
+	start_mds "$PW/mds2.log" "${MDS2_ARGS[@]}"
+	MDS2_PID=$SPID MDS2_PORT=$SPORT
 	log "MDS 2 (--mirrors 2) pid $MDS2_PID on 127.0.0.1:$MDS2_PORT"
 	PORTS_ALL="$MDS2_PORT $DS1_PORT $G_PORT"
 	if [[ $KILL == uring ]]; then DEAD=ds1 DEADADDR=10.0.2.101; else DEAD=ganesha DEADADDR=10.0.2.102; fi
