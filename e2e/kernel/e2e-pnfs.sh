@@ -318,17 +318,36 @@ run_stage write "$MDS_PORT" "$MDS_PID" "$PW/mds.log" "${VERS[@]}"
 R1=$PW/write/results.txt
 res_of "$R1" | grep '^PW ' >"$PW/written.txt" || true
 check_readback "$PW/written.txt" "$R1" "write (after drop_caches)" "${VERS[@]}"
-for v in "${VERS[@]}"; do
-	lg=$(pstat "$R1" write "$v" LAYOUTGET) gdi=$(pstat "$R1" write "$v" GETDEVICEINFO)
-	w=$(pstat "$R1" write "$v" WRITE) r=$(($(pstat "$R1" write "$v" READ) + $(pstat "$R1" write "$v" READ_PLUS)))
-	lc=$(pstat "$R1" write "$v" LAYOUTCOMMIT) lr=$(pstat "$R1" write "$v" LAYOUTRETURN)
-	log "write v$v: MDS mount's mountstats: LAYOUTGET=$lg GETDEVICEINFO=$gdi LAYOUTCOMMIT=$lc LAYOUTRETURN=$lr WRITE=$w READ+READ_PLUS=$r ($(res_of "$R1" | awk -v v="$v" '$1=="PTIME" && $3==v {print $4 "s"}'))"
-	((lg > 0)) || fail "write v$v: mountstats counts no LAYOUTGET: the client never asked for a layout (EXCHGID4_FLAG_USE_PNFS_MDS, fs_layout_types?)"
-	((gdi > 0)) || fail "write v$v: mountstats counts no GETDEVICEINFO"
-	((w == 0 && r == 0)) || fail "write v$v: the client sent the MDS itself WRITE=$w READ+READ_PLUS=$r: I/O went through the MDS, not the layouts"
-	e=$(pstat "$R1" write "$v" LAYOUTGET 6)
-	((e == 0)) || log "write v$v: $e LAYOUTGET errors (e.g. NFS4ERR_LAYOUTTRYLATER, retried)"
-done
+# The layouts. The Linux client asks for them inside OPEN (flexfiles sets
+# PNFS_LAYOUTGET_ON_OPEN: fs/nfs/flexfilelayout/flexfilelayout.c,
+# fs/nfs/pnfs.c pnfs_lgopen_prepare), where mountstats counts them as
+# OPEN: its LAYOUTGET line counts only LAYOUTGET compounds of their own.
+# So the layouts granted are counted from the capture (replies with a
+# LAYOUTGET result naming a device, OPEN's or alone), per minor version.
+# mountstats' READ and WRITE lines count the data servers' I/O too
+# (ff_layout_read_count_stats / ff_layout_write_count_stats count them on
+# the MDS's rpc client): the MDS's own metrics tell what it served.
+layout_checks() {
+	local stage=$1 res=$2 pcap=$3 port=$4 v lg gdi lc lr le w r e n
+	shift 4
+	for v in "$@"; do
+		lg=$(pstat "$res" "$stage" "$v" LAYOUTGET) gdi=$(pstat "$res" "$stage" "$v" GETDEVICEINFO)
+		lc=$(pstat "$res" "$stage" "$v" LAYOUTCOMMIT) lr=$(pstat "$res" "$stage" "$v" LAYOUTRETURN)
+		le=$(pstat "$res" "$stage" "$v" LAYOUTERROR) e=$(pstat "$res" "$stage" "$v" LAYOUTGET 6)
+		w=$(pstat "$res" "$stage" "$v" WRITE) r=$(($(pstat "$res" "$stage" "$v" READ) + $(pstat "$res" "$stage" "$v" READ_PLUS)))
+		n=$(granted "$pcap" "$port" "${v#4.}")
+		log "$stage v$v: layouts granted (capture: LAYOUTGET results naming a device, in OPEN or alone): $n; mountstats: LAYOUTGET=$lg (errors $e) GETDEVICEINFO=$gdi LAYOUTCOMMIT=$lc LAYOUTRETURN=$lr LAYOUTERROR=$le, READ(+_PLUS)=$r WRITE=$w (the data servers' I/O included) ($(res_of "$res" | awk -v s="$stage" -v v="$v" '$1=="PTIME" && $2==s && $3==v {print $4 "s"}'))"
+		[[ $n == "?" ]] || ((n > 0)) || fail "$stage v$v: no layout granted to the client (no LAYOUTGET result naming a device in $pcap)"
+		((le == 0)) || fail "$stage v$v: the client sent $le LAYOUTERROR (a data server failed it; see the MDS log)"
+	done
+}
+# granted PCAP PORT MINOR: LAYOUTGET results from PORT that name a device.
+granted() {
+	command -v tshark >/dev/null && [[ -s $1 ]] || { echo "?"; return; }
+	mapfile -t TD < <(tshark_d)
+	tshark -r "$1" "${TD[@]}" -Y "tcp.srcport==$2 && rpc.msgtyp==1 && nfs.minorversion==$3 && nfs.opcode==50 && nfs.deviceid" -T fields -e frame.number 2>/dev/null | wc -l
+}
+layout_checks write "$R1" "$PW/write/nfs.pcap" "$MDS_PORT" "${VERS[@]}"
 
 # The data is on the data servers: each file written has a data file with
 # its size and sha256 on one of them (--mirrors 1), and both are used.
@@ -369,8 +388,10 @@ scrape "$MDS_MPORT" "$PW/write/mds.metrics"
 scrape "$DS1_MPORT" "$PW/write/ds1.metrics"
 log "write: the MDS counted LAYOUTGET=$(ops "$PW/write/mds.metrics" LAYOUTGET) GETDEVICEINFO=$(ops "$PW/write/mds.metrics" GETDEVICEINFO) LAYOUTCOMMIT=$(ops "$PW/write/mds.metrics" LAYOUTCOMMIT) LAYOUTRETURN=$(ops "$PW/write/mds.metrics" LAYOUTRETURN) WRITE=$(ops "$PW/write/mds.metrics" WRITE) READ=$(ops "$PW/write/mds.metrics" READ) READ_PLUS=$(ops "$PW/write/mds.metrics" READ_PLUS), file bytes written $(fbytes "$PW/write/mds.metrics" write) read $(fbytes "$PW/write/mds.metrics" read); LAYOUTGET errors: $(errs "$PW/write/mds.metrics" LAYOUTGET)"
 log "write: data server 1 (nfsd-uring) counted WRITE=$(ops "$PW/write/ds1.metrics" WRITE) READ=$(ops "$PW/write/ds1.metrics" READ) READ_PLUS=$(ops "$PW/write/ds1.metrics" READ_PLUS), file bytes written $(fbytes "$PW/write/ds1.metrics" write) read $(fbytes "$PW/write/ds1.metrics" read); WRITE errors: $(errs "$PW/write/ds1.metrics" WRITE)"
-n=$(fbytes "$PW/write/mds.metrics" write)
-((n == 0)) || fail "write: the MDS wrote $n bytes of file data itself (its metrics)"
+n=$(fbytes "$PW/write/mds.metrics" write) m=$(fbytes "$PW/write/mds.metrics" read)
+((n == 0 && m == 0)) || fail "write: the MDS itself wrote $n and read $m bytes of file data (its metrics): the client's I/O went through the MDS"
+n=$(ops "$PW/write/mds.metrics" LAYOUTGET NFS4_OK)
+((n > 0)) || fail "write: the MDS granted no LAYOUTGET (its metrics)"
 n=$(fbytes "$PW/write/ds1.metrics" write)
 ((n > 0)) || fail "write: the nfsd-uring data server wrote no file data (its metrics)"
 
@@ -386,16 +407,13 @@ log "MDS restarted: pid $MDS_PID on 127.0.0.1:$MDS_PORT, same --state-dir"
 run_stage read "$MDS_PORT" "$MDS_PID" "$PW/mds.log" "${VERS[@]}"
 R2=$PW/read/results.txt
 check_readback "$PW/written.txt" "$R2" "read (a new client after the MDS's kill -9 + restart)" "${VERS[@]}"
-for v in "${VERS[@]}"; do
-	lg=$(pstat "$R2" read "$v" LAYOUTGET) r=$(($(pstat "$R2" read "$v" READ) + $(pstat "$R2" read "$v" READ_PLUS)))
-	log "read v$v: LAYOUTGET=$lg READ+READ_PLUS(to the MDS)=$r ($(res_of "$R2" | awk -v v="$v" '$1=="PTIME" && $3==v {print $4 "s"}'))"
-	((lg > 0)) || fail "read v$v: no LAYOUTGET after the restart: the files were not read through new layouts"
-	((r == 0)) || fail "read v$v: the client read $r times from the MDS itself after the restart"
-done
+layout_checks read "$R2" "$PW/read/nfs.pcap" "$MDS_PORT" "${VERS[@]}"
 scrape "$MDS_MPORT" "$PW/read/mds.metrics"
 n=$(fbytes "$PW/read/mds.metrics" read)
 log "read: the restarted MDS counted LAYOUTGET=$(ops "$PW/read/mds.metrics" LAYOUTGET) (errors: $(errs "$PW/read/mds.metrics" LAYOUTGET)) GETDEVICEINFO=$(ops "$PW/read/mds.metrics" GETDEVICEINFO), file bytes read $n"
 ((n == 0)) || fail "read: the restarted MDS sent $n bytes of file data itself (its metrics)"
+n=$(ops "$PW/read/mds.metrics" LAYOUTGET NFS4_OK)
+((n > 0)) || fail "read: the restarted MDS granted no LAYOUTGET (its metrics): the files were not read through new layouts"
 stop_pid "$MDS_PID"
 MDS_PID=
 
