@@ -341,11 +341,16 @@ layout_checks() {
 		((le == 0)) || fail "$stage v$v: the client sent $le LAYOUTERROR (a data server failed it; see the MDS log)"
 	done
 }
-# granted PCAP PORT MINOR: LAYOUTGET results from PORT that name a device.
+# granted PCAP PORT MINOR: LAYOUTGET results from PORT that name a device,
+# on the connections whose calls are of minor version MINOR (a reply does
+# not say its version; each mount has its own connection).
 granted() {
 	command -v tshark >/dev/null && [[ -s $1 ]] || { echo "?"; return; }
 	mapfile -t TD < <(tshark_d)
-	tshark -r "$1" "${TD[@]}" -Y "tcp.srcport==$2 && rpc.msgtyp==1 && nfs.minorversion==$3 && nfs.opcode==50 && nfs.deviceid" -T fields -e frame.number 2>/dev/null | wc -l
+	{
+		tshark -r "$1" "${TD[@]}" -Y "tcp.dstport==$2 && rpc.msgtyp==0 && nfs.minorversion" -T fields -e tcp.srcport -e nfs.minorversion 2>/dev/null | sed 's/^/C /'
+		tshark -r "$1" "${TD[@]}" -Y "tcp.srcport==$2 && rpc.msgtyp==1 && nfs.opcode==50 && nfs.deviceid" -T fields -e tcp.dstport 2>/dev/null | sed 's/^/R /'
+	} | awk -v m="$3" '$1=="C" {split($3, a, ","); minor[$2]=a[1]} $1=="R" {r[NR]=$2} END {for (i in r) if (minor[r[i]]==m) n++; print n+0}'
 }
 layout_checks write "$R1" "$PW/write/nfs.pcap" "$MDS_PORT" "${VERS[@]}"
 

@@ -13,10 +13,11 @@
 #           the same state directory) a new client: per version V, mount
 #           and read every file of vV/ back through new layouts.
 #   dsfail  against a second MDS with --mirrors 2: write 4 files, sync,
-#           say DSFAIL_WRITTEN V; the host kills one data server and drops
-#           dsdown-vV; drop_caches, read the files back (the client must
-#           turn to the other mirror and report the dead one), then write
-#           and read one more file.
+#           keep them open (their layouts held), say DSFAIL_WRITTEN V; the
+#           host kills one data server and drops dsdown-vV; drop_caches,
+#           read the files back (the client must turn to the other mirror
+#           and report the dead one), close them, then write and read one
+#           more file.
 #
 # Records (ttyS1):
 #   PW V NAME SIZE SHA256     what the guest wrote (hashed from its tmpfs copy)
@@ -187,6 +188,16 @@ pnfs_dsfail() {
 		pnfs_put "$v" "$src" "$dst" "$n"
 	done
 	sync
+	# Keep the files open, so their layouts (the MDS may set return-on-
+	# close) naming both mirrors are still held when the data server
+	# dies, and read each once, so the client has connected to the data
+	# servers: the reads after the kill then meet the dead one.
+	exec 3<"$dst/m-13b.bin" 4<"$dst/m-odd.bin" 5<"$dst/m-1m.bin" 6<"$dst/m-3m-odd.bin"
+	cat <&3 >/dev/null
+	cat <&4 >/dev/null
+	cat <&5 >/dev/null
+	cat <&6 >/dev/null
+	echo 3 >/proc/sys/vm/drop_caches
 	pnfs_stats dsfail-written "$v" "$mnt"
 	say "pnfs dsfail v$v: 4 files written and committed; asking the host to kill a data server"
 	res "DSFAIL_WRITTEN $v"
@@ -204,6 +215,9 @@ pnfs_dsfail() {
 	echo 3 >/proc/sys/vm/drop_caches
 	pnfs_readback "$v" "$dst"
 	res "PTIME dsfail-read $v $(awk -v a="$t1" -v b="$(pnfs_now)" 'BEGIN{printf "%.1f", b-a}')"
+	# The last close returns the layouts (with the errors met, on 4.1).
+	exec 3<&- 4<&- 5<&- 6<&-
+	sleep 1
 	pnfs_stats dsfail-read "$v" "$mnt"
 	# A file made after the failure: its layout may only name the live
 	# data server (or the MDS serves it).
