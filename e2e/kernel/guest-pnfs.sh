@@ -192,12 +192,16 @@ pnfs_dsfail() {
 	# close) naming both mirrors are still held when the data server
 	# dies, and read each once, so the client has connected to the data
 	# servers: the reads after the kill then meet the dead one.
+	# (drop_caches first: the reads must go to the data servers, not to
+	# the pages dd left; drop_caches 1 after: the pages only, the open
+	# files keep their inodes and layouts.)
+	echo 3 >/proc/sys/vm/drop_caches
 	exec 3<"$dst/m-13b.bin" 4<"$dst/m-odd.bin" 5<"$dst/m-1m.bin" 6<"$dst/m-3m-odd.bin"
 	cat <&3 >/dev/null
 	cat <&4 >/dev/null
 	cat <&5 >/dev/null
 	cat <&6 >/dev/null
-	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/drop_caches
 	pnfs_stats dsfail-written "$v" "$mnt"
 	say "pnfs dsfail v$v: 4 files written and committed; asking the host to kill a data server"
 	res "DSFAIL_WRITTEN $v"
@@ -212,7 +216,7 @@ pnfs_dsfail() {
 	fi
 	say "pnfs dsfail v$v: a data server is down ($(pnfs_now)s); reading back"
 	t1=$(pnfs_now)
-	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/drop_caches
 	pnfs_readback "$v" "$dst"
 	res "PTIME dsfail-read $v $(awk -v a="$t1" -v b="$(pnfs_now)" 'BEGIN{printf "%.1f", b-a}')"
 	# The last close returns the layouts (with the errors met, on 4.1).
