@@ -290,14 +290,13 @@ tshark_d() {
 	printf '%s\n' "${a[@]}"
 }
 
-# ---- stage 1: write ----
-mds_args "$PW/mds" "$PW/mds-state" m1
-MDS_ARGS=("${MARGS[@]}") MDS_MPORT=$MPORT
-start_mds "$PW/mds.log" "${MDS_ARGS[@]}"
-MDS_PID=$SPID MDS_PORT=$SPORT
-log "MDS pid $MDS_PID listening on 127.0.0.1:$MDS_PORT"
-PORTS_ALL="$MDS_PORT $DS1_PORT $G_PORT"
-
+# ---- the stages ----
+# E2E_PNFS_STAGES picks the stages (default "write read dsfail"; read needs
+# write).
+STAGES=" ${E2E_PNFS_STAGES:-write read dsfail} "
+[[ ${E2E_PNFS_DSFAIL:-1} == 1 ]] || STAGES=${STAGES/ dsfail / }
+has_stage() { [[ $STAGES == *" $1 "* ]]; }
+declare -A STAGE_TIME=()
 run_stage() {
 	local stage=$1 port=$2 pid=$3 slog=$4 rc=0
 	shift 4
@@ -312,12 +311,7 @@ run_stage() {
 		res_of "$PW/$stage/results.txt" | grep -qx "PNFS $stage $v ok" || fail "stage $stage v$v: no 'PNFS $stage $v ok' from the guest"
 	done
 }
-declare -A STAGE_TIME=()
 
-run_stage write "$MDS_PORT" "$MDS_PID" "$PW/mds.log" "${VERS[@]}"
-R1=$PW/write/results.txt
-res_of "$R1" | grep '^PW ' >"$PW/written.txt" || true
-check_readback "$PW/written.txt" "$R1" "write (after drop_caches)" "${VERS[@]}"
 # The layouts. The Linux client asks for them inside OPEN (flexfiles sets
 # PNFS_LAYOUTGET_ON_OPEN: fs/nfs/flexfilelayout/flexfilelayout.c,
 # fs/nfs/pnfs.c pnfs_lgopen_prepare), where mountstats counts them as
@@ -341,6 +335,7 @@ layout_checks() {
 		((le == 0)) || fail "$stage v$v: the client sent $le LAYOUTERROR (a data server failed it; see the MDS log)"
 	done
 }
+
 # granted PCAP PORT MINOR: LAYOUTGET results from PORT that name a device,
 # on the connections whose calls are of minor version MINOR (a reply does
 # not say its version; each mount has its own connection).
@@ -352,78 +347,96 @@ granted() {
 		tshark -r "$1" "${TD[@]}" -Y "tcp.srcport==$2 && rpc.msgtyp==1 && nfs.opcode==50 && nfs.deviceid" -T fields -e tcp.dstport 2>/dev/null | sed 's/^/R /'
 	} | awk -v m="$3" '$1=="C" {split($3, a, ","); minor[$2]=a[1]} $1=="R" {r[NR]=$2} END {for (i in r) if (minor[r[i]]==m) n++; print n+0}'
 }
-layout_checks write "$R1" "$PW/write/nfs.pcap" "$MDS_PORT" "${VERS[@]}"
 
-# The data is on the data servers: each file written has a data file with
-# its size and sha256 on one of them (--mirrors 1), and both are used.
-ds_manifest m1 >"$PW/ds-m1.manifest"
-declare -A ON=()
-ndsf=0
-while read -r v name size sha; do
-	hits=$(awk -v s="$size" -v h="$sha" '$2==s && $3==h {print $1}' "$PW/ds-m1.manifest" | sort | paste -sd+ -)
-	if [[ -z $hits ]]; then
-		fail "write: the data of v$v/$name ($size bytes, sha256 $sha) is on no data server"
-	else
-		ON[$hits]=$((${ON[$hits]:-0} + 1))
-		ndsf=$((ndsf + 1))
-	fi
-done < <(awk '{print $2, $3, $4, $5}' "$PW/written.txt")
-placement=$(for k in "${!ON[@]}"; do printf '%s:%s ' "$k" "${ON[$k]}"; done)
-log "write: data files on the data servers (server:files): $placement($(wc -l <"$PW/ds-m1.manifest") data files, $(awk '{s+=$2} END{print s+0}' "$PW/ds-m1.manifest") bytes)"
-[[ -n ${ON[ds1]:-} && -n ${ON[ganesha]:-} ]] || fail "write: the files were not placed on both data servers ($placement)"
-# ...and not on the MDS: its files have the size but no data blocks (an
-# extended attribute block, 8 sectors, is allowed: the layout may live in one).
-mds_blocks=0
-while read -r _ v name size _; do
-	f=$PW/mds/v$v/$name
-	if [[ ! -f $f ]]; then
-		fail "write: $f is not on the MDS's export"
-		continue
-	fi
-	read -r s b < <(stat -c '%s %b' "$f")
-	mds_blocks=$((mds_blocks + b))
-	[[ $s == "$size" ]] || fail "write: the MDS's $f has size $s, want $size (LAYOUTCOMMIT?)"
-	((b <= 8)) || fail "write: the MDS's $f has $b blocks of 512 bytes allocated: the data went to the MDS"
-done <"$PW/written.txt"
-log "write: the MDS's copies of the files have the right sizes and $mds_blocks blocks of 512 bytes allocated in all (du: $(du -sh "$PW/mds" | cut -f1))"
+# ---- stage 1: write ----
+if has_stage write; then
+	mds_args "$PW/mds" "$PW/mds-state" m1
+	MDS_ARGS=("${MARGS[@]}") MDS_MPORT=$MPORT
+	start_mds "$PW/mds.log" "${MDS_ARGS[@]}"
+	MDS_PID=$SPID MDS_PORT=$SPORT
+	log "MDS pid $MDS_PID listening on 127.0.0.1:$MDS_PORT"
+	PORTS_ALL="$MDS_PORT $DS1_PORT $G_PORT"
+	run_stage write "$MDS_PORT" "$MDS_PID" "$PW/mds.log" "${VERS[@]}"
+	R1=$PW/write/results.txt
+	res_of "$R1" | grep '^PW ' >"$PW/written.txt" || true
+	check_readback "$PW/written.txt" "$R1" "write (after drop_caches)" "${VERS[@]}"
+	layout_checks write "$R1" "$PW/write/nfs.pcap" "$MDS_PORT" "${VERS[@]}"
 
-# What the servers counted (--metrics): the MDS served no file data, the
-# nfsd-uring data server its share.
-scrape "$MDS_MPORT" "$PW/write/mds.metrics"
-scrape "$DS1_MPORT" "$PW/write/ds1.metrics"
-log "write: the MDS counted LAYOUTGET=$(ops "$PW/write/mds.metrics" LAYOUTGET) GETDEVICEINFO=$(ops "$PW/write/mds.metrics" GETDEVICEINFO) LAYOUTCOMMIT=$(ops "$PW/write/mds.metrics" LAYOUTCOMMIT) LAYOUTRETURN=$(ops "$PW/write/mds.metrics" LAYOUTRETURN) WRITE=$(ops "$PW/write/mds.metrics" WRITE) READ=$(ops "$PW/write/mds.metrics" READ) READ_PLUS=$(ops "$PW/write/mds.metrics" READ_PLUS), file bytes written $(fbytes "$PW/write/mds.metrics" write) read $(fbytes "$PW/write/mds.metrics" read); LAYOUTGET errors: $(errs "$PW/write/mds.metrics" LAYOUTGET)"
-log "write: data server 1 (nfsd-uring) counted WRITE=$(ops "$PW/write/ds1.metrics" WRITE) READ=$(ops "$PW/write/ds1.metrics" READ) READ_PLUS=$(ops "$PW/write/ds1.metrics" READ_PLUS), file bytes written $(fbytes "$PW/write/ds1.metrics" write) read $(fbytes "$PW/write/ds1.metrics" read); WRITE errors: $(errs "$PW/write/ds1.metrics" WRITE)"
-n=$(fbytes "$PW/write/mds.metrics" write) m=$(fbytes "$PW/write/mds.metrics" read)
-((n == 0 && m == 0)) || fail "write: the MDS itself wrote $n and read $m bytes of file data (its metrics): the client's I/O went through the MDS"
-n=$(ops "$PW/write/mds.metrics" LAYOUTGET NFS4_OK)
-((n > 0)) || fail "write: the MDS granted no LAYOUTGET (its metrics)"
-n=$(fbytes "$PW/write/ds1.metrics" write)
-((n > 0)) || fail "write: the nfsd-uring data server wrote no file data (its metrics)"
+	# The data is on the data servers: each file written has a data file with
+	# its size and sha256 on one of them (--mirrors 1), and both are used.
+	ds_manifest m1 >"$PW/ds-m1.manifest"
+	declare -A ON=()
+	ndsf=0
+	while read -r v name size sha; do
+		hits=$(awk -v s="$size" -v h="$sha" '$2==s && $3==h {print $1}' "$PW/ds-m1.manifest" | sort | paste -sd+ -)
+		if [[ -z $hits ]]; then
+			fail "write: the data of v$v/$name ($size bytes, sha256 $sha) is on no data server"
+		else
+			ON[$hits]=$((${ON[$hits]:-0} + 1))
+			ndsf=$((ndsf + 1))
+		fi
+	done < <(awk '{print $2, $3, $4, $5}' "$PW/written.txt")
+	placement=$(for k in "${!ON[@]}"; do printf '%s:%s ' "$k" "${ON[$k]}"; done)
+	log "write: data files on the data servers (server:files): $placement($(wc -l <"$PW/ds-m1.manifest") data files, $(awk '{s+=$2} END{print s+0}' "$PW/ds-m1.manifest") bytes)"
+	[[ -n ${ON[ds1]:-} && -n ${ON[ganesha]:-} ]] || fail "write: the files were not placed on both data servers ($placement)"
+	# ...and not on the MDS: its files have the size but no data blocks (an
+	# extended attribute block, 8 sectors, is allowed: the layout may live in one).
+	mds_blocks=0
+	while read -r _ v name size _; do
+		f=$PW/mds/v$v/$name
+		if [[ ! -f $f ]]; then
+			fail "write: $f is not on the MDS's export"
+			continue
+		fi
+		read -r s b < <(stat -c '%s %b' "$f")
+		mds_blocks=$((mds_blocks + b))
+		[[ $s == "$size" ]] || fail "write: the MDS's $f has size $s, want $size (LAYOUTCOMMIT?)"
+		((b <= 8)) || fail "write: the MDS's $f has $b blocks of 512 bytes allocated: the data went to the MDS"
+	done <"$PW/written.txt"
+	log "write: the MDS's copies of the files have the right sizes and $mds_blocks blocks of 512 bytes allocated in all (du: $(du -sh "$PW/mds" | cut -f1))"
+
+	# What the servers counted (--metrics): the MDS served no file data, the
+	# nfsd-uring data server its share.
+	scrape "$MDS_MPORT" "$PW/write/mds.metrics"
+	scrape "$DS1_MPORT" "$PW/write/ds1.metrics"
+	log "write: the MDS counted LAYOUTGET=$(ops "$PW/write/mds.metrics" LAYOUTGET) GETDEVICEINFO=$(ops "$PW/write/mds.metrics" GETDEVICEINFO) LAYOUTCOMMIT=$(ops "$PW/write/mds.metrics" LAYOUTCOMMIT) LAYOUTRETURN=$(ops "$PW/write/mds.metrics" LAYOUTRETURN) WRITE=$(ops "$PW/write/mds.metrics" WRITE) READ=$(ops "$PW/write/mds.metrics" READ) READ_PLUS=$(ops "$PW/write/mds.metrics" READ_PLUS), file bytes written $(fbytes "$PW/write/mds.metrics" write) read $(fbytes "$PW/write/mds.metrics" read); LAYOUTGET errors: $(errs "$PW/write/mds.metrics" LAYOUTGET)"
+	log "write: data server 1 (nfsd-uring) counted WRITE=$(ops "$PW/write/ds1.metrics" WRITE) READ=$(ops "$PW/write/ds1.metrics" READ) READ_PLUS=$(ops "$PW/write/ds1.metrics" READ_PLUS), file bytes written $(fbytes "$PW/write/ds1.metrics" write) read $(fbytes "$PW/write/ds1.metrics" read); WRITE errors: $(errs "$PW/write/ds1.metrics" WRITE)"
+	n=$(fbytes "$PW/write/mds.metrics" write) m=$(fbytes "$PW/write/mds.metrics" read)
+	((n == 0 && m == 0)) || fail "write: the MDS itself wrote $n and read $m bytes of file data (its metrics): the client's I/O went through the MDS"
+	n=$(ops "$PW/write/mds.metrics" LAYOUTGET NFS4_OK)
+	((n > 0)) || fail "write: the MDS granted no LAYOUTGET (its metrics)"
+	n=$(fbytes "$PW/write/ds1.metrics" write)
+	((n > 0)) || fail "write: the nfsd-uring data server wrote no file data (its metrics)"
+
+fi
 
 # ---- stage 2: kill -9 the MDS, restart it on the same state directory ----
-log "killing the MDS (pid $MDS_PID) with SIGKILL"
-kill -KILL "$MDS_PID"
-wait "$MDS_PID" 2>/dev/null || true
-echo "---- $(date +%T) killed with SIGKILL, restarting ----" >>"$PW/mds.log"
-"$BIN" --listen "127.0.0.1:$MDS_PORT" "${MDS_ARGS[@]}" >>"$PW/mds.log" 2>&1 &
-MDS_PID=$!
-wait_listen "$MDS_PORT" "$MDS_PID" 300 || { tail -n 40 "$PW/mds.log" >&2; e2e_die "the MDS did not come back after kill -9 (log: $PW/mds.log)"; }
-log "MDS restarted: pid $MDS_PID on 127.0.0.1:$MDS_PORT, same --state-dir"
-run_stage read "$MDS_PORT" "$MDS_PID" "$PW/mds.log" "${VERS[@]}"
-R2=$PW/read/results.txt
-check_readback "$PW/written.txt" "$R2" "read (a new client after the MDS's kill -9 + restart)" "${VERS[@]}"
-layout_checks read "$R2" "$PW/read/nfs.pcap" "$MDS_PORT" "${VERS[@]}"
-scrape "$MDS_MPORT" "$PW/read/mds.metrics"
-n=$(fbytes "$PW/read/mds.metrics" read)
-log "read: the restarted MDS counted LAYOUTGET=$(ops "$PW/read/mds.metrics" LAYOUTGET) (errors: $(errs "$PW/read/mds.metrics" LAYOUTGET)) GETDEVICEINFO=$(ops "$PW/read/mds.metrics" GETDEVICEINFO), file bytes read $n"
-((n == 0)) || fail "read: the restarted MDS sent $n bytes of file data itself (its metrics)"
-n=$(ops "$PW/read/mds.metrics" LAYOUTGET NFS4_OK)
-((n > 0)) || fail "read: the restarted MDS granted no LAYOUTGET (its metrics): the files were not read through new layouts"
-stop_pid "$MDS_PID"
-MDS_PID=
+if has_stage write && has_stage read; then
+	log "killing the MDS (pid $MDS_PID) with SIGKILL"
+	kill -KILL "$MDS_PID"
+	wait "$MDS_PID" 2>/dev/null || true
+	echo "---- $(date +%T) killed with SIGKILL, restarting ----" >>"$PW/mds.log"
+	"$BIN" --listen "127.0.0.1:$MDS_PORT" "${MDS_ARGS[@]}" >>"$PW/mds.log" 2>&1 &
+	MDS_PID=$!
+	wait_listen "$MDS_PORT" "$MDS_PID" 300 || { tail -n 40 "$PW/mds.log" >&2; e2e_die "the MDS did not come back after kill -9 (log: $PW/mds.log)"; }
+	log "MDS restarted: pid $MDS_PID on 127.0.0.1:$MDS_PORT, same --state-dir"
+	run_stage read "$MDS_PORT" "$MDS_PID" "$PW/mds.log" "${VERS[@]}"
+	R2=$PW/read/results.txt
+	check_readback "$PW/written.txt" "$R2" "read (a new client after the MDS's kill -9 + restart)" "${VERS[@]}"
+	layout_checks read "$R2" "$PW/read/nfs.pcap" "$MDS_PORT" "${VERS[@]}"
+	scrape "$MDS_MPORT" "$PW/read/mds.metrics"
+	n=$(fbytes "$PW/read/mds.metrics" read)
+	log "read: the restarted MDS counted LAYOUTGET=$(ops "$PW/read/mds.metrics" LAYOUTGET) (errors: $(errs "$PW/read/mds.metrics" LAYOUTGET)) GETDEVICEINFO=$(ops "$PW/read/mds.metrics" GETDEVICEINFO), file bytes read $n"
+	((n == 0)) || fail "read: the restarted MDS sent $n bytes of file data itself (its metrics)"
+	n=$(ops "$PW/read/mds.metrics" LAYOUTGET NFS4_OK)
+	((n > 0)) || fail "read: the restarted MDS granted no LAYOUTGET (its metrics): the files were not read through new layouts"
+	stop_pid "$MDS_PID"
+	MDS_PID=
+
+fi
 
 # ---- stage 3: a data server dies ----
-if [[ ${E2E_PNFS_DSFAIL:-1} == 1 ]]; then
+if has_stage dsfail; then
 	mds_args "$PW/mds2" "$PW/mds2-state" m2 --mirrors 2
 	MDS2_ARGS=("${MARGS[@]}") MDS2_MPORT=$MPORT
 	start_mds "$PW/mds2.log" "${MDS2_ARGS[@]}"
@@ -449,7 +462,7 @@ if [[ ${E2E_PNFS_DSFAIL:-1} == 1 ]]; then
 					echo "$(date +%T) v$v: killed data server 2 (NFS-Ganesha, pid $G_PID) with SIGKILL" >>"$HLOG"
 				fi
 			fi
-			: >"$PW/mds2/c$v/dsdown-v$v"
+			echo "$DEADADDR" >"$PW/mds2/c$v/dsdown-v$v"
 			echo "$(date +%T) v$v: marker dsdown-v$v written" >>"$HLOG"
 		done
 	}
@@ -536,7 +549,7 @@ if [[ ${E2E_PNFS_DSFAIL:-1} == 1 ]]; then
 	stop_pid "$MDS2_PID"
 	MDS2_PID=
 else
-	log "dsfail stage SKIPPED (E2E_PNFS_DSFAIL=0)"
+	log "dsfail stage SKIPPED (E2E_PNFS_STAGES='${E2E_PNFS_STAGES:-}', E2E_PNFS_DSFAIL=${E2E_PNFS_DSFAIL:-1})"
 fi
 
 times=

@@ -214,6 +214,20 @@ pnfs_dsfail() {
 	if [ ! -e "$dst/dsdown-v$v" ]; then
 		pnfs_fail "$v" dsfail "no dsdown-v$v marker from the host after 120 s"
 	fi
+	# The marker names the dead server's address. qemu's user network
+	# answers every connection to a guestfwd address itself and only then
+	# runs nc, so a dead data server looks to the guest like a connection
+	# that opens and closes at once, and the RPC layer reconnects forever
+	# (the data-server I/O is RPC_TASK_SOFTCONN: it gives up only when a
+	# connect fails; fs/nfs/flexfilelayout/flexfilelayout.c
+	# ff_layout_read_pagelist). A real network answers a dead host with
+	# EHOSTUNREACH (and a dead process with ECONNREFUSED): the route below
+	# makes the address answer so.
+	dead=$(cat "$dst/dsdown-v$v" 2>/dev/null)
+	if [ -n "$dead" ]; then
+		ip route add unreachable "$dead/32" 2>/dev/null || ip route replace unreachable "$dead/32"
+		say "pnfs dsfail v$v: route to $dead: $(ip route show "$dead/32" 2>&1)"
+	fi
 	say "pnfs dsfail v$v: a data server is down ($(pnfs_now)s); reading back"
 	t1=$(pnfs_now)
 	echo 1 >/proc/sys/vm/drop_caches
