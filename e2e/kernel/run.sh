@@ -67,7 +67,7 @@ if [[ ${1:-} == --restart ]]; then
 	shift
 elif [[ ${1:-} == --deleg ]]; then
 	# The delegation phase (e2e-deleg.sh): like --restart, the caller
-	# drives the host side and judges.
+	# drives the host side.
 	RESTART=1
 	DELEG=1
 	shift
