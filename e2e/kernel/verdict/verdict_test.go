@@ -234,3 +234,30 @@ func TestProbe(t *testing.T) {
 		t.Fatalf("empty reply: %v %+v", err, rep)
 	}
 }
+
+// TestRecordedBad: a real run whose guest was made to expect a different
+// mode (its tmpfs mirror did chmod 640 where NFS did chmod 600): both
+// versions fail the read-back and on-disk comparisons, naming both lines.
+func TestRecordedBad(t *testing.T) {
+	rep, err := Check(filepath.Join("testdata", "bad", "chmod-seek"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(rep.Fails, "\n")
+	if len(rep.Fails) != 4 {
+		t.Errorf("%d failures, want 4:\n%s", len(rep.Fails), all)
+	}
+	for _, w := range []string{
+		"v4.2: WRITE CHECK 'readback' FAILED", "v4.2: WRITE CHECK 'on-disk' FAILED",
+		"v4.1: WRITE CHECK 'readback' FAILED", "v4.1: WRITE CHECK 'on-disk' FAILED",
+		": RM 4.2 F ./three.bin 3 640 1 0:0 ", ": RW 4.2 F ./three.bin 3 600 1 0:0 ",
+		"+ rw-host-4.1.manifest:", ": F ./three.bin 3 600 1 0:0 ",
+	} {
+		if !strings.Contains(all, w) {
+			t.Errorf("no %q in the failures:\n%s", w, all)
+		}
+	}
+	if !slices.Contains(rep.Infos, "e2e-kernel: 0 passed, 2 failed") {
+		t.Errorf("infos:\n%s", strings.Join(rep.Infos, "\n"))
+	}
+}
