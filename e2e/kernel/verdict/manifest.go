@@ -27,7 +27,19 @@ func (e Entry) key() string { return e.Path + "\x00" + e.Kind }
 // Last is the entry's last word: a regular file's sha256.
 func (e Entry) Last() string {
 	f := strings.Fields(e.Text)
+	if len(f) == 0 {
+		return ""
+	}
 	return f[len(f)-1]
+}
+
+// Field is the entry's i-th word (0: the kind), "" past the end.
+func (e Entry) Field(i int) string {
+	f := strings.Fields(e.Text)
+	if i < len(f) {
+		return f[i]
+	}
+	return ""
 }
 
 // guestManifest is the manifest in the records "TAG KEY LINE".

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -34,7 +35,11 @@ func (r *run) restart() error {
 	return nil
 }
 
-var delegNotes = regexp.MustCompile(`delegation|CB_RECALL|level=(WARN|ERROR)`)
+var (
+	delegGranted  = regexp.MustCompile(`msg="delegation granted"`)
+	delegRecalled = regexp.MustCompile(`msg="delegation recalled"`)
+	delegNotes    = regexp.MustCompile(`delegation|CB_RECALL|level=(WARN|ERROR)`)
+)
 
 // deleg is the delegation phase (e2e-deleg.sh, guest-deleg.sh): the
 // guest's read delegation recalled for a second client's write open.
@@ -43,12 +48,11 @@ func (r *run) deleg() error {
 	if err != nil {
 		return err
 	}
-	granted := len(logLines(log, regexp.MustCompile(`msg="delegation granted"`)))
-	recalled := len(logLines(log, regexp.MustCompile(`msg="delegation recalled"`)))
+	granted, recalled := len(logLines(log, delegGranted)), len(logLines(log, delegRecalled))
 	if granted < len(r.vers) || recalled < len(r.vers) {
 		r.fail("deleg phase: the server log shows %d delegations granted and %d recalled, want at least %d of each", granted, recalled, len(r.vers))
 	}
-	hostLog, err := readRecords(r.dir + "/host.log")
+	hostLog, err := readRecords(filepath.Join(r.dir, "host.log"))
 	if err != nil {
 		return err
 	}

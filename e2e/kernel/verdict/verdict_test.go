@@ -239,7 +239,7 @@ func TestProbe(t *testing.T) {
 // mode (its tmpfs mirror did chmod 640 where NFS did chmod 600): both
 // versions fail the read-back and on-disk comparisons, naming both lines.
 func TestRecordedBad(t *testing.T) {
-	rep, err := Check(filepath.Join("testdata", "bad", "chmod-seek"))
+	rep, err := Check(filepath.Join("testdata", "bad", "mirror-mode"))
 	if err != nil {
 		t.Fatal(err)
 	}
