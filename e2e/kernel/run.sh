@@ -57,36 +57,20 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PROBE=
-FS=
-RESTART=
-DELEG=
-EXP=
-if [[ ${1:-} == --restart ]]; then
-	RESTART=1
+# MODE: the guest's e2e_mode and the verdict's PHASE. restart and deleg:
+# the caller drives the host side (restarts the server, runs the second
+# client).
+MODE=nfs
+case ${1:-} in
+--probe | --fs | --exports | --restart | --deleg)
+	MODE=${1#--}
 	shift
-elif [[ ${1:-} == --deleg ]]; then
-	# The delegation phase (e2e-deleg.sh): like --restart, the caller
-	# drives the host side.
-	RESTART=1
-	DELEG=1
-	shift
-elif [[ ${1:-} == --probe ]]; then
-	PROBE=1
-	shift
-elif [[ ${1:-} == --fs ]]; then
-	FS=1
-	shift
-elif [[ ${1:-} == --exports ]]; then
-	# The exports phase (e2e-exports.sh): like --fs, no main-phase checks.
-	FS=1
-	EXP=1
-	shift
-fi
+	;;
+esac
 PORT=${1:?usage: run.sh PORT EXPORT_DIR [VERS...] | run.sh --probe PORT}
 shift
 EXPORT=
-if [[ -z $PROBE ]]; then
+if [[ $MODE != probe ]]; then
 	EXPORT=${1:?usage: run.sh PORT EXPORT_DIR [VERS...]}
 	shift
 	[[ -d $EXPORT ]] || e2e_die "export dir $EXPORT does not exist"
@@ -115,21 +99,10 @@ INITRD=$WORK/initramfs.cpio.gz
 e2e_initramfs "$INITRD"
 e2e_log "initramfs $(du -h "$INITRD" | cut -f1), $(zcat "$INITRD" | cpio -it --quiet 2>/dev/null | grep -c "^modules/.*\.ko$") modules"
 
-if [[ -n $EXP ]]; then
-	MODE=exports
-elif [[ -n $FS ]]; then
-	MODE=fs
-elif [[ -n $DELEG ]]; then
-	MODE=deleg
-elif [[ -n $RESTART ]]; then
-	MODE=restart
-elif [[ -z $PROBE ]]; then
+if [[ $MODE == nfs ]]; then
 	e2e_log "hashing host tree $EXPORT"
 	e2e_manifest "$EXPORT" >"$WORK/host.manifest"
 	e2e_log "host tree: $(wc -l <"$WORK/host.manifest") entries"
-	MODE=nfs
-else
-	MODE=probe
 fi
 # Fail fast if nothing listens: guestfwd would just hand the guest a closed
 # connection and the mount would spin until its timeout.
@@ -139,7 +112,7 @@ umask 022
 START_EPOCH=$(date +%s)
 RW=
 rw_flags=off
-if [[ -z $PROBE && -z $FS && -z $RESTART && ${E2E_RW:-1} == 1 ]]; then
+if [[ $MODE == nfs && ${E2E_RW:-1} == 1 ]]; then
 	RW=1
 	rw_flags=on
 	[[ ${E2E_PUNCH:-1} == 1 ]] && rw_flags+=,punch
@@ -170,7 +143,7 @@ fi
 	echo "PHASE $MODE"
 	echo "VERS ${VERS[*]}"
 	echo "RWFLAGS $rw_flags"
-	[[ -z $FS || -n $EXP ]] || echo "FSEXPORTS ${E2E_FS_EXPORTS:-}"
+	[[ $MODE != fs ]] || echo "FSEXPORTS ${E2E_FS_EXPORTS:-}"
 	echo "START $START_EPOCH"
 } >"$HOSTREC"
 
@@ -209,6 +182,9 @@ rw_watch() {
 }
 
 vers_csv=$(IFS=,; echo "${VERS[*]}")
+phase_args=
+[[ $MODE != fs ]] || phase_args=" e2e_fs=${E2E_FS_EXPORTS:-}"
+[[ $MODE != exports ]] || phase_args=" e2e_ex=${E2E_EX_DIR:-}"
 QEMU=(
 	qemu-system-x86_64
 	-nodefaults -no-user-config -no-reboot
@@ -216,7 +192,7 @@ QEMU=(
 	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
 	-display none
 	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags${FS:+ e2e_fs=${E2E_FS_EXPORTS:-}}${EXP:+ e2e_ex=${E2E_EX_DIR:-}} e2e_deadline=$((TIMEOUT - 20))"
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags$phase_args e2e_deadline=$((TIMEOUT - 20))"
 	-netdev "user,id=n0,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
@@ -232,7 +208,7 @@ printf '\n' >&2
 PCAP=$WORK/nfs.pcap
 TPID=
 rm -f "$PCAP"
-if [[ -z $PROBE && ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null; then
+if [[ $MODE != probe && ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null; then
 	tcpdump -i lo -n -s 512 -U -w "$PCAP" "tcp port $PORT" >"$WORK/tcpdump.log" 2>&1 &
 	TPID=$!
 	for _ in $(seq 1 30); do
