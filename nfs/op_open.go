@@ -520,6 +520,9 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, nfs4.Status)
 	if a.attrs.mask.Has(nfs4.AttrMode) {
 		res.attrset.Set(nfs4.AttrMode)
 	}
+	if res.created && c.s.mds != nil {
+		c.s.makeLayout(n, fd, &st) // pnfs_mds.go: its data goes to the data servers
+	}
 	if res.created || attrs.mask.Has(nfs4.AttrSize) {
 		if s := c.commitMeta(dfd, fd); s != nfs4.OK {
 			return nil, s

@@ -217,3 +217,30 @@ func (s *Server) failed(id DeviceID, st nfs4.Status) {
 	s.mds.ioErrors.Add(1)
 	s.mds.ds.Failed(id, st)
 }
+
+// layoutOfName returns the layout of the regular file name in the
+// directory open as dirfd, which st (its fstatat) describes: from its
+// node when the table has it, else read from the file, opened beneath
+// dirfd (a single name, no symlink followed; O_NONBLOCK, and the file is
+// checked to be st's). nil when the role is off or it has none.
+func (c *compound) layoutOfName(dirfd int, name string, st *unix.Stat_t) *FileLayout {
+	if c.s.mds == nil {
+		return nil
+	}
+	if f := c.cfh.exp.fsOfDev(st.Dev); f != nil {
+		if n := c.s.files.get(nodeKey{c.cfh.exp.id, f.id, st.Ino}); n != nil {
+			return c.s.layoutOf(n)
+		}
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	var got unix.Stat_t
+	if unix.Fstat(fd, &got) != nil || got.Dev != st.Dev || got.Ino != st.Ino {
+		return nil
+	}
+	l, _ := readLayoutXattr(fd)
+	return l
+}
