@@ -24,8 +24,23 @@ import (
 // the stats hint.
 const layoutBodyMax = 8 + 4 + maxMirrors*(4+nfs4.DeviceIDSize+4+stateidLen+4+4+nfs4.FHSize+2*(4+12)) + 4 + 4
 
-// layoutgetReplyMax is LAYOUTGET4resok with one layout4 of layoutBodyMax.
-const layoutgetReplyMax = 4 + stateidLen + 4 + (8 + 8 + 4 + 4 + 4 + layoutBodyMax)
+
+// layoutgetRsize bounds LAYOUTGET's result by the current file's own
+// layout (loaded here if need be: LAYOUTGET runs on a worker), not by
+// the largest possible: the Linux client sends LAYOUTGET inside its OPEN
+// (pnfs_lgopen_prepare), a COMPOUND it asks the server to cache, and
+// ca_maxresponsesize_cached must hold the whole reply.
+func layoutgetRsize(c *compound) int {
+	l := c.s.layoutOf(c.cfh)
+	if l == nil {
+		return 4 // logr_will_signal_layout_avail, or nothing
+	}
+	body := 8 + 4 + 4 + 4
+	for _, m := range l.Mirrors {
+		body += 4 + nfs4.DeviceIDSize + 4 + stateidLen + 4 + 4 + xdrLen(len(m.FH)) + 2*(4+12)
+	}
+	return 4 + stateidLen + 4 + (8 + 8 + 4 + 4 + 4 + body)
+}
 
 // layoutgetArgs is LAYOUTGET4args (RFC 8881 section 18.43.1).
 type layoutgetArgs struct {
@@ -280,21 +295,19 @@ func opLayoutcommit(c *compound) nfs4.Status {
 	if a.layoutType != nfs4.LayoutFlexFiles {
 		return nfs4.ErrUnknownLayoutType
 	}
-	if a.reclaim {
-		return nfs4.ErrNoGrace // layouts are not reclaimed: none outlives a restart
-	}
-	sid, s := c.resolveSid(a.stateid)
-	if s != nfs4.OK {
-		return s
-	}
 	t := c.s.state
-	t.mu.Lock()
-	_, isLayout, s := t.layoutLocked(c.sess.client, n, sid)
-	t.mu.Unlock()
-	if s == nfs4.OK && !isLayout {
-		s = nfs4.ErrBadStateid
-	}
-	if s != nfs4.OK {
+	if a.reclaim {
+		// Section 18.42.3: in the grace period a client commits what it
+		// wrote to the data servers under a layout of the previous boot
+		// (the MDS died before its LAYOUTCOMMIT); its stateid is of that
+		// boot, so only the client's right to reclaim is checked.
+		t.mu.Lock()
+		s := t.mayReclaimLocked(c.sess.client)
+		t.mu.Unlock()
+		if s != nfs4.OK {
+			return s
+		}
+	} else if s := c.checkLayoutStateid(n, a.stateid); s != nfs4.OK {
 		return s
 	}
 	if a.newOffset && (a.lastWrite < a.offset || a.length != nfs4.LengthToEOF && a.lastWrite-a.offset >= a.length) {

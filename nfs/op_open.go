@@ -384,7 +384,10 @@ func opTestStateid(c *compound) nfs4.Status {
 	for i := 0; i < n; i++ {
 		sid := nfs4.DecodeStateid(c.d)
 		t.mu.Lock()
-		_, s := t.find(c.sess.client, sid)
+		s, isLayout := t.layoutStatusLocked(c.sess.client, sid)
+		if !isLayout {
+			_, s = t.find(c.sess.client, sid)
+		}
 		t.mu.Unlock()
 		c.e.Uint32(uint32(s))
 	}
@@ -405,6 +408,14 @@ func opFreeStateid(c *compound) nfs4.Status {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if s, isLayout := t.layoutStatusLocked(c.sess.client, sid); isLayout {
+		// RFC 8881 section 18.38.3: a layout stateid goes with its last
+		// LAYOUTRETURN; while it is known, layouts are held.
+		if s == nfs4.OK {
+			s = nfs4.ErrLocksHeld
+		}
+		return s
+	}
 	o, s := t.find(c.sess.client, sid)
 	if s == nfs4.ErrDelegRevoked {
 		// RFC 8881 section 8.2.4: freeing a revoked delegation's stateid

@@ -221,7 +221,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpLayoutcommit: {name: "LAYOUTCOMMIT", minor: 1, flags: opModifies | opChangesFile, run: opLayoutcommit,
 		rsize: fixed(4 + 8), args: argsOf(decodeLayoutcommit)},
 	nfs4.OpLayoutget: {name: "LAYOUTGET", minor: 1, flags: opModifies, run: opLayoutget,
-		rsize: fixed(layoutgetReplyMax), args: fixedArgs(decodeLayoutget)},
+		rsize: layoutgetRsize, args: fixedArgs(decodeLayoutget)},
 	nfs4.OpLayoutreturn: {name: "LAYOUTRETURN", minor: 1, flags: opModifies, run: opLayoutreturn,
 		rsize: fixed(4 + stateidLen), args: argsOf(decodeLayoutreturn)},
 	nfs4.OpSecinfoNoName: {name: "SECINFO_NO_NAME", minor: 1, flags: opNeedFH, run: opSecinfoNoName,

@@ -46,6 +46,20 @@ func (t *stateTable) layoutLocked(cl *client, n *node, sid nfs4.Stateid) (ls *la
 	return ls, true, nfs4.OK
 }
 
+// layoutStatusLocked is TEST_STATEID's answer for sid when it names a
+// layout stateid (isLayout): OK for cl's own with a seqid not from the
+// future, NFS4ERR_BAD_STATEID otherwise, as for any stateid.
+func (t *stateTable) layoutStatusLocked(cl *client, sid nfs4.Stateid) (st nfs4.Status, isLayout bool) {
+	ls := t.layouts[sid.Other]
+	switch {
+	case ls == nil:
+		return nfs4.OK, false
+	case ls.client != cl || sid.Seqid > ls.seq:
+		return nfs4.ErrBadStateid, true
+	}
+	return nfs4.OK, true
+}
+
 // grantLayoutLocked records that cl gets a layout of iomode on n naming
 // devs, from sid: a layout stateid of cl on n, or (its first LAYOUTGET
 // of the file) an open, lock or delegation stateid of it (section
