@@ -24,7 +24,6 @@ import (
 // the stats hint.
 const layoutBodyMax = 8 + 4 + maxMirrors*(4+nfs4.DeviceIDSize+4+stateidLen+4+4+nfs4.FHSize+2*(4+12)) + 4 + 4
 
-
 // layoutgetRsize bounds LAYOUTGET's result by the current file's own
 // layout (loaded here if need be: LAYOUTGET runs on a worker), not by
 // the largest possible: the Linux client sends LAYOUTGET inside its OPEN
