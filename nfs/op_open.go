@@ -327,6 +327,7 @@ func opClose(c *compound) nfs4.Status {
 	}
 	t.dropLocked(o)
 	t.dropLockStatesLocked(o)
+	t.closeLayoutsLocked(o) // state_layout.go: return on close
 	nfs4.InvalidStateid.Encode(c.e)
 	return nfs4.OK
 }

@@ -645,3 +645,25 @@ func TestLayoutOpsNotsuppWithoutRole(t *testing.T) {
 		t.Error("pNFS attributes not supported with the role on")
 	}
 }
+
+// TestCloseReturnsLayout: LAYOUTGET says return-on-close, and the last
+// CLOSE of the file by the client forgets its layout, as knfsd does; the
+// layout stateid is then unknown.
+func TestCloseReturnsLayout(t *testing.T) {
+	h, fh, open, lsid, _ := layoutSetup(t, newFakeDS(1))
+	h.s.state.mu.Lock()
+	st, isLayout := h.s.state.layoutStatusLocked(h.s.state.clients[h.clid], lsid)
+	h.s.state.mu.Unlock()
+	if st != nfs4.OK || !isLayout {
+		t.Fatalf("layout stateid before CLOSE: %d %v", st, isLayout)
+	}
+	if st := h.closeOpen(fh, open); st != nfs4.OK {
+		t.Fatalf("CLOSE: %d", st)
+	}
+	h.s.state.mu.Lock()
+	left := len(h.s.state.layouts)
+	h.s.state.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d layouts after the last CLOSE", left)
+	}
+}

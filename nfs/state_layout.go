@@ -175,6 +175,24 @@ func (t *stateTable) dropLayoutLocked(ls *layoutState, fence bool) {
 	}
 }
 
+// closeLayoutsLocked forgets the layout o's client holds on o's file once
+// the CLOSE of o leaves it no open there: LAYOUTGET said
+// logr_return_on_close (RFC 8881 section 18.43.3), and knfsd returns
+// them so too (nfsd4_return_all_file_layouts from nfsd4_close). In
+// memory only: CLOSE may run on an event loop.
+func (t *stateTable) closeLayoutsLocked(o *openState) {
+	ls := o.client.layouts[o.node.fileID()]
+	if ls == nil {
+		return
+	}
+	for _, x := range t.peekFileLocked(o.node).opens {
+		if x.client == o.client {
+			return
+		}
+	}
+	t.dropLayoutLocked(ls, false)
+}
+
 // dropClientLayoutsLocked forgets every layout of c.
 func (t *stateTable) dropClientLayoutsLocked(c *client, fence bool) {
 	for _, ls := range c.layouts {

@@ -223,11 +223,11 @@ func (t *stateTable) removeClientLocked(c *client) {
 	for _, sess := range c.sessions {
 		t.removeSessionLocked(sess)
 	}
+	// RFC 8435 section 14: a client gone can no longer use its layouts.
+	t.dropClientLayoutsLocked(c, true)
 	for _, o := range c.opens {
 		t.dropLocked(o)
 	}
-	// RFC 8435 section 14: a client gone can no longer use its layouts.
-	t.dropClientLayoutsLocked(c, true)
 	t.forgetRecordLocked(c)
 	if t.clients[c.id] == c {
 		delete(t.clients, c.id)
