@@ -505,9 +505,13 @@ func skipFFLayoutupdate(d *xdr.Decoder) {
 // noteIOErrors hands reported data server errors to DataServers.Failed
 // and recalls the layouts that name a server reported failing, so that
 // clients come back for layouts without it.
+//
+// NFS4ERR_ACCESS and NFS4ERR_PERM are not failures of the server: they are
+// what a client meets after a fence (RFC 8435 section 14) with the ids of
+// a layout from before it, and it gets a layout with the new ids next.
 func (s *Server) noteIOErrors(errs []deviceError) {
 	for _, e := range errs {
-		if e.status == nfs4.OK {
+		if e.status == nfs4.OK || e.status == nfs4.ErrAccess || e.status == nfs4.ErrPerm {
 			continue
 		}
 		s.failed(e.device, e.status)

@@ -148,6 +148,7 @@ func (s *Server) fence(n *node) {
 		return
 	}
 	s.mds.fenced.Add(1)
+	s.recallFile(n) // the layouts left name the old ids: clients get new ones
 	n.pin()
 	defer n.unpin()
 	fd, err := n.readFD()

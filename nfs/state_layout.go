@@ -282,6 +282,17 @@ func (s *Server) recallDevice(id DeviceID) {
 	}
 }
 
+// recallFile recalls every layout of n's file (after a fence).
+func (s *Server) recallFile(n *node) {
+	t := s.state
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, ls := range t.peekFileLocked(n).layouts {
+		t.startRecallLocked(ls, now)
+	}
+}
+
 // startRecallLocked sends CB_LAYOUTRECALL for ls unless it is out
 // already.
 func (t *stateTable) startRecallLocked(ls *layoutState, now time.Time) {
