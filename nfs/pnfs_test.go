@@ -667,3 +667,24 @@ func TestCloseReturnsLayout(t *testing.T) {
 		t.Fatalf("%d layouts after the last CLOSE", left)
 	}
 }
+
+// TestLayoutCap: layouts count against the client's cap of state; past
+// it LAYOUTGET answers NFS4ERR_LAYOUTTRYLATER with
+// logr_will_signal_layout_avail false.
+func TestLayoutCap(t *testing.T) {
+	h := newMDSHarness(t, newFakeDS(1))
+	h.session()
+	_, s1, f1 := h.create("f1", nfs4.CreateUnchecked, "")
+	_, s2, f2 := h.create("f2", nfs4.CreateUnchecked, "")
+	if st, _ := h.layoutget(f1, s1, nfs4.LayoutIOModeRead, 0); st != nfs4.OK {
+		t.Fatalf("first LAYOUTGET: %d", st)
+	}
+	h.s.cfg.MaxOpensPerClient = 1
+	st, d := h.layoutget(f2, s2, nfs4.LayoutIOModeRead, 0)
+	if st != nfs4.ErrLayoutTryLater {
+		t.Fatalf("LAYOUTGET past the cap: %d, want LAYOUTTRYLATER", st)
+	}
+	if signal := d.Bool(); signal || d.Err() != nil {
+		t.Errorf("will_signal %v (%v)", signal, d.Err())
+	}
+}

@@ -85,6 +85,7 @@ func (t *stateTable) grantLayoutLocked(cl *client, n *node, sid nfs4.Stateid, io
 	}
 	if ls == nil {
 		if len(cl.layouts) >= t.s.cfg.MaxOpensPerClient {
+			t.recallAnyLocked(cl)
 			return sid, nfs4.ErrLayoutTryLater // the per-client cap of state (state_limits.go)
 		}
 		ls = &layoutState{other: t.newOther(), client: cl, node: n, gone: make(chan struct{})}
@@ -292,6 +293,46 @@ func (s *Server) recallFile(n *node) {
 		t.startRecallLocked(ls, now)
 	}
 }
+
+// recallAnyLocked asks cl, at its cap of layouts, to return some
+// (CB_RECALL_ANY, RFC 8881 section 20.6): keep half, of the flexfiles
+// types (RFC 8435 section 16: RCA4_TYPE_MASK_FF_LAYOUT_MIN and _MAX, READ
+// and RW; the Linux client's nfs4_callback_recallany returns all its
+// layouts of those). At most once a lease per client.
+func (t *stateTable) recallAnyLocked(cl *client) {
+	now := time.Now()
+	if now.Sub(cl.recallAnyAt) < time.Duration(t.s.cfg.LeaseTime)*time.Second {
+		return
+	}
+	cl.recallAnyAt = now
+	var sess *session
+	for _, x := range cl.sessions {
+		if x.canCall() {
+			sess = x
+			break
+		}
+	}
+	if sess == nil {
+		return
+	}
+	keep := uint32(len(cl.layouts) / 2)
+	go func() {
+		_, err := t.s.cbCompound(sess, 1, func(e *xdr.Encoder) {
+			e.Uint32(nfs4.OpCBRecallAny)
+			e.Uint32(keep)
+			nfs4.BitmapOf(rcaFFLayoutRead, rcaFFLayoutRW).Encode(e)
+		}, cbTimeout)
+		if err != nil {
+			t.s.log.Debug("CB_RECALL_ANY not delivered", "client", cl.id, "err", err)
+		}
+	}()
+}
+
+// The CB_RECALL_ANY type bits of flexfiles layouts (RFC 8435 section 16).
+const (
+	rcaFFLayoutRead = 16
+	rcaFFLayoutRW   = 17
+)
 
 // startRecallLocked sends CB_LAYOUTRECALL for ls unless it is out
 // already.

@@ -84,8 +84,10 @@ type client struct {
 	opens      map[openKey]*openState  // open and lock stateids
 	lockRanges int                     // byte ranges its lock stateids hold
 	layouts    map[fileID]*layoutState // its layout stateids, one per file (state_layout.go)
-	renewed    atomic.Int64            // unix nanoseconds of the last renewal
-	revoked    atomic.Int32            // revoked delegations not yet freed (state_deleg.go)
+	// recallAnyAt is when CB_RECALL_ANY was last sent for its layouts.
+	recallAnyAt time.Time
+	renewed     atomic.Int64 // unix nanoseconds of the last renewal
+	revoked     atomic.Int32 // revoked delegations not yet freed (state_deleg.go)
 	// changingOps counts the client's operations under way that can
 	// change a file's attributes or names, changedAt (unix nanoseconds)
 	// is when the last ended: an inotify event then is taken for the
