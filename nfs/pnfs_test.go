@@ -688,3 +688,21 @@ func TestLayoutCap(t *testing.T) {
 		t.Errorf("will_signal %v (%v)", signal, d.Err())
 	}
 }
+
+// TestLayoutXattrHidden: the stored layout is in the trusted namespace,
+// out of reach of the RFC 8276 ops (user.* only): a client can neither
+// list it, read it, nor forge one.
+func TestLayoutXattrHidden(t *testing.T) {
+	h, fh, _, _, _ := layoutSetup(t, newFakeDS(1))
+	if st, l := h.listxattrs(asRoot, fh, 0, 4096); st != nfs4.OK || len(l.names) != 0 {
+		t.Errorf("LISTXATTRS: %d %v", st, l.names)
+	}
+	if st, _ := h.getxattr(asRoot, fh, layoutXattr); st != nfs4.ErrNoxattr {
+		t.Errorf("GETXATTR of the layout's name: %d, want NOXATTR", st)
+	}
+	before := h.storedLayout("f")
+	h.setxattr(asRoot, fh, nfs4.SetxattrEither, layoutXattr, "forged")
+	if after := h.storedLayout("f"); after == nil || !bytes.Equal(after.Mirrors[0].FH, before.Mirrors[0].FH) {
+		t.Errorf("layout after a SETXATTR of its name: %+v", after)
+	}
+}
