@@ -308,7 +308,9 @@ run_stage() {
 	STAGE_TIME[$stage]=$((SECONDS - t))
 	((rc == 0)) || fail "stage $stage: the guest run failed (rc=$rc; see $PW/$stage/console.log, $PW/$stage/results.txt)"
 	for v in "$@"; do
-		res_of "$PW/$stage/results.txt" | grep -qx "PNFS $stage $v ok" || fail "stage $stage v$v: no 'PNFS $stage $v ok' from the guest"
+		# (grep >/dev/null, not -q: with pipefail, grep -q leaving
+		# early fails the pipeline when tr gets SIGPIPE.)
+		res_of "$PW/$stage/results.txt" | grep -x "PNFS $stage $v ok" >/dev/null || fail "stage $stage v$v: no 'PNFS $stage $v ok' from the guest"
 	done
 }
 
@@ -443,14 +445,25 @@ if has_stage dsfail; then
 	MDS2_PID=$SPID MDS2_PORT=$SPORT
 	log "MDS 2 (--mirrors 2) pid $MDS2_PID on 127.0.0.1:$MDS2_PORT"
 	PORTS_ALL="$MDS2_PORT $DS1_PORT $G_PORT"
-	if [[ $KILL == uring ]]; then DEAD=ds1 DEADADDR=10.0.2.101; else DEAD=ganesha DEADADDR=10.0.2.102; fi
+	if [[ $KILL == uring ]]; then DEAD=ds1 DEADADDR=10.0.2.101 DEADPORT=$DS1_PORT; else DEAD=ganesha DEADADDR=10.0.2.102 DEADPORT=$G_PORT; fi
 
+	# kill_relays PORT: SIGKILL the guestfwd relays of this run's qemu to
+	# the dead server: the processes "nc 127.0.0.1 PORT" exactly (PORT was
+	# picked free for this run), one by one by pid.
+	kill_relays() {
+		local p n=0
+		for p in $(pgrep -x nc 2>/dev/null); do
+			[[ $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) == "nc 127.0.0.1 $1 " ]] || continue
+			kill -KILL "$p" 2>/dev/null && n=$((n + 1))
+		done
+		echo "$(date +%T) ended $n guestfwd relays to port $1" >>"$HLOG"
+	}
 	# dsfail_watch: on DSFAIL_WRITTEN V, check the mirrors, kill the data
 	# server (once) and drop the marker.
 	dsfail_watch() {
 		local v res=$PW/dsfail/results.txt
 		for v in "${FVERS[@]}"; do
-			until tr -d '\r' 2>/dev/null <"$res" | grep -qxF "DSFAIL_WRITTEN $v"; do sleep 0.2; done
+			until tr -d '\r' 2>/dev/null <"$res" | grep -xF "DSFAIL_WRITTEN $v" >/dev/null; do sleep 0.2; done
 			ds_manifest m2 >"$PW/ds-m2-before-v$v.manifest"
 			if [[ ! -e $PW/ds-killed ]]; then
 				date +%s.%N >"$PW/ds-killed"
@@ -461,6 +474,11 @@ if has_stage dsfail; then
 					kill -KILL "$G_PID"
 					echo "$(date +%T) v$v: killed data server 2 (NFS-Ganesha, pid $G_PID) with SIGKILL" >>"$HLOG"
 				fi
+				# The guest's connections to it end too, as a dead
+				# server's would: qemu relays each through an nc of its
+				# own, which outlives the server (it waits for the
+				# guest's next bytes); end those ncs, by pid.
+				kill_relays "$DEADPORT"
 			fi
 			echo "$DEADADDR" >"$PW/mds2/c$v/dsdown-v$v"
 			echo "$(date +%T) v$v: marker dsdown-v$v written" >>"$HLOG"
