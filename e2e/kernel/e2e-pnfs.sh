@@ -584,4 +584,8 @@ if ((${#fails[@]})); then
 	grep -E 'level=(WARN|ERROR)' "$PW/mds.log" "$PW/mds2.log" 2>/dev/null | tail -n 30 >&2 || true
 	exit 1
 fi
-echo "================ e2e (kernel client) PASSED: pNFS phase (flexible-files MDS over nfsd-uring + NFS-Ganesha data servers; NFS ${VERS[*]}; kill -9 + restart; a data server killed, NFS ${FVERS[*]}) in $((SECONDS - T0))s ================"
+what=
+has_stage write && what+="; write + read back, NFS ${VERS[*]}"
+has_stage write && has_stage read && what+="; MDS kill -9 + restart, a new client reads back"
+has_stage dsfail && what+="; a data server killed (--mirrors 2), NFS ${FVERS[*]}"
+echo "================ e2e (kernel client) PASSED: pNFS phase (flexible-files MDS over an nfsd-uring and an NFS-Ganesha data server$what) in $((SECONDS - T0))s ================"
