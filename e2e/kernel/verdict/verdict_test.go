@@ -48,6 +48,7 @@ func TestGood(t *testing.T) {
 		"exports": "exports phase: 12 guest steps did what they must",
 		"restart": "v4.1: a POSIX lock survived",
 		"deleg":   "v4.2: the guest's read delegation was recalled",
+		"pnfs":    "pnfs write v4.1: 8 files read back after drop_caches",
 	}
 	for phase, info := range want {
 		rep, err := Check(filepath.Join("testdata", "good", phase))
@@ -176,6 +177,10 @@ var badRuns = []struct {
 	{"no-reclaim", "restart", replace("server.log", `time=2026-12-02T15:11:20.285Z level=INFO msg="client reclaimed`, ""), []string{"shows 1 clients that reclaimed an open and a lock, want 2"}},
 	{"lock-lost", "restart", replace("results.txt", "RESTART 4.1 ok", ""), []string{"restart phase v4.1: no 'RESTART 4.1 ok'"}},
 	{"no-open", "deleg", remove("open-ok-v4.1"), []string{"deleg phase v4.1: the second client's OPEN for writing did not succeed"}},
+	{"pnfs-readback", "pnfs", replace("results.txt", "PR 4.2 f-8m.bin", "PR 4.2 f-8m.bin 8388608 "+zeroSHA),
+		[]string{"pnfs write v4.2: f-8m.bin read back as \"8388608 " + zeroSHA, "results.txt:"}},
+	{"pnfs-unread", "pnfs", replace("results.txt", "PR 4.1 a-small.txt", ""), []string{"pnfs write v4.1: a-small.txt was written but not read back"}},
+	{"pnfs-unfinished", "pnfs", replace("results.txt", "PNFS write 4.2 ok", ""), []string{"pnfs write v4.2: no 'PNFS write 4.2 ok'"}},
 	{"no-recall", "deleg", replace("server.log", `time=2026-12-02T15:11:41.891Z level=DEBUG msg="delegation recalled"`, ""), []string{"4 delegations granted and 1 recalled, want at least 2"}},
 }
 
