@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -201,4 +202,29 @@ func TestElection(t *testing.T) {
 		t.Fatalf("leader %q, want mds-b", v)
 	}
 	b.Resign(ctx)
+}
+
+// TestClientRecords: the nfs client list kept in etcd reads back, and an
+// empty cluster starts from the state directory's clients file.
+func TestClientRecords(t *testing.T) {
+	dir := t.TempDir()
+	seed := dir + "/clients"
+	if err := os.WriteFile(seed, []byte("nfsd-uring clients 1\n0 6162\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, dir)
+	defer c.Close()
+	s := c.ClientRecords(seed)
+	if b, err := s.Load(); err != nil || string(b) != "nfsd-uring clients 1\n0 6162\n" {
+		t.Fatalf("Load from the seed file: %q %v", b, err)
+	}
+	if err := s.Save([]byte("nfsd-uring clients 1\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := s.Load(); err != nil || string(b) != "nfsd-uring clients 1\n" {
+		t.Fatalf("Load after Save: %q %v", b, err)
+	}
+	if b, err := c.ClientRecords("").Load(); err != nil || b == nil {
+		t.Fatalf("Load without a seed: %q %v", b, err)
+	}
 }

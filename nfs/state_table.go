@@ -169,7 +169,7 @@ func newStateTable(s *Server) *stateTable {
 		owners:  make(map[string]*client),
 		records: make(map[string]clientRecord),
 		files:   make(map[fileID]*fileState),
-		store:   clientStore{dir: s.cfg.StateDir, log: s.log},
+		store:   clientStore{dir: s.cfg.StateDir, ext: s.cfg.ClientRecords, log: s.log},
 
 		unconfirmed: make(map[string]*client),
 		byAddr:      make(map[netip.Addr]*addrUse),

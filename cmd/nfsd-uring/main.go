@@ -184,12 +184,12 @@ func run() error {
 	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
 	ps.stateDir = *stateDir
-	dataServers, closeDS, err := setupDataServers(context.Background(), ps, log, stats)
+	role, err := setupDataServers(context.Background(), ps, log, stats)
 	if err != nil {
 		return err
 	}
-	defer closeDS()
-	srv, err := nfs.NewServer(nfs.Config{DataServers: dataServers, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
+	defer role.close()
+	srv, err := nfs.NewServer(nfs.Config{DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxClientsPerAddress: *maxClientsAddr, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
 		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats})

@@ -13,15 +13,15 @@ import (
 func TestNoDataServersNoEtcd(t *testing.T) {
 	dir := t.TempDir()
 	log := slog.New(slog.DiscardHandler)
-	ds, done, err := setupDataServers(context.Background(), pnfsSettings{stateDir: dir}, log, nil)
-	if err != nil || ds != nil {
-		t.Fatalf("setupDataServers: %v %v", ds, err)
+	role, err := setupDataServers(context.Background(), pnfsSettings{stateDir: dir}, log, nil)
+	if err != nil || role.dataServers != nil || role.records != nil {
+		t.Fatalf("setupDataServers: %+v %v", role, err)
 	}
-	done()
+	role.close()
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("state dir holds %v", ents)
 	}
-	if _, _, err := setupDataServers(context.Background(), pnfsSettings{stateDir: dir, cluster: "etcd://127.0.0.1:2379"}, log, nil); err == nil {
+	if _, err := setupDataServers(context.Background(), pnfsSettings{stateDir: dir, cluster: "etcd://127.0.0.1:2379"}, log, nil); err == nil {
 		t.Error("--cluster without --data-server accepted")
 	}
 }
@@ -38,12 +38,15 @@ func TestUnreachableDataServerStarts(t *testing.T) {
 	if err := l.Set("nohostport"); err == nil {
 		t.Error("bad --data-server accepted")
 	}
-	ds, done, err := setupDataServers(context.Background(), pnfsSettings{servers: l, stateDir: dir, dsPath: "/d"}, slog.New(slog.DiscardHandler), nil)
+	role, err := setupDataServers(context.Background(), pnfsSettings{servers: l, stateDir: dir, dsPath: "/d"}, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer done()
-	if n := len(ds.Devices()); n != 0 {
+	defer role.close()
+	if role.records == nil {
+		t.Error("no client record store with the role on")
+	}
+	if n := len(role.dataServers.Devices()); n != 0 {
 		t.Errorf("%d devices in service", n)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "etcd")); err != nil {
