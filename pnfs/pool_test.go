@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/engine"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
 
 // testDS is an nfsd-uring data server served in-process on 127.0.0.1
@@ -361,5 +363,44 @@ func TestUnreachableAtStart(t *testing.T) {
 	st := p.Stats()[1]
 	if st.InService || st.Reason == "" {
 		t.Errorf("unreachable server: %+v", st)
+	}
+}
+
+// TestFenceStopsOldOwner: a client acting as the layout's synthetic owner
+// (AUTH_SYS, anonymous stateid, as a pNFS client writes to a data server)
+// may write the data file; after Fence it is refused, and one with the new
+// ids may write (RFC 8435 sections 2.2 and 14).
+func TestFenceStopsOldOwner(t *testing.T) {
+	ds := startDS(t)
+	p := newTestPool(t, 1, ds)
+	ctx := ctxT(t)
+	l, err := p.Create(ctx, "fenced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(uid, gid uint32) error {
+		c, err := client.Dial(ctx, ds.addr, client.Options{UID: uid, GID: gid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_, err = c.Write(ctx, l.Mirrors[0].FH, nfs4.AnonStateid, 0, nfs4.FileSync4, []byte("data"))
+		return err
+	}
+	if err := write(l.UID, l.GID); err != nil {
+		t.Fatalf("write as the synthetic owner: %v", err)
+	}
+	if err := write(l.UID+1, l.GID+1); err == nil {
+		t.Fatal("write as another id succeeded: the data file is not protected")
+	}
+	nl, err := p.Fence(ctx, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(l.UID, l.GID); !client.IsStatus(err, nfs4.ErrAccess) && !client.IsStatus(err, nfs4.ErrPerm) {
+		t.Fatalf("write with the fenced ids: %v, want NFS4ERR_ACCESS or NFS4ERR_PERM", err)
+	}
+	if err := write(nl.UID, nl.GID); err != nil {
+		t.Fatalf("write with the new ids: %v", err)
 	}
 }
