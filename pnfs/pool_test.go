@@ -404,3 +404,49 @@ func TestFenceStopsOldOwner(t *testing.T) {
 		t.Fatalf("write with the new ids: %v", err)
 	}
 }
+
+// TestResilver: with two mirrors, writes while one server is down go to
+// the other and mark the down one's copy stale; reads skip it; once back,
+// Resilver copies the good mirror over it.
+func TestResilver(t *testing.T) {
+	ds := []*testDS{startDS(t), startDS(t)}
+	p := newTestPool(t, 2, ds...)
+	ctx := ctxT(t)
+	l, err := p.Create(ctx, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := bytes.Repeat([]byte("old!"), 1<<18) // 1 MiB
+	if _, err := p.WriteAt(ctx, l, old, 0); err != nil {
+		t.Fatal(err)
+	}
+	ds[1].stop()
+	waitFor(t, "the stopped server out of service", func() bool { return len(p.Devices()) == 1 })
+	data := bytes.Repeat([]byte("new data"), 300000) // 2.4 MB
+	if n, err := p.WriteAt(ctx, l, data, 100); err != nil || n != len(data) {
+		t.Fatalf("WriteAt with a mirror down: %d %v", n, err)
+	}
+	id1 := ds[1].config().ID()
+	if st := p.StaleMirrors(l); len(st) != 1 || st[0] != id1 {
+		t.Fatalf("stale mirrors %x", st)
+	}
+	ds[1].start()
+	waitFor(t, "the restarted server back in service", func() bool { return len(p.Devices()) == 2 })
+	want := append(old[:100:100], data...)
+	buf := make([]byte, len(want)+10)
+	n, _, err := p.ReadAt(ctx, l, buf, 0)
+	if err != nil || !bytes.Equal(buf[:n], want) {
+		t.Fatalf("ReadAt read the stale mirror or failed: %d %v", n, err)
+	}
+	copied, err := p.Resilver(ctx, l)
+	if err != nil || copied != uint64(len(want)) {
+		t.Fatalf("Resilver: %d %v", copied, err)
+	}
+	got, err := os.ReadFile(ds[1].path("r"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("resilvered copy differs (%d bytes, %v)", len(got), err)
+	}
+	if st := p.StaleMirrors(l); len(st) != 0 {
+		t.Fatalf("still stale after Resilver: %x", st)
+	}
+}
