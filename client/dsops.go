@@ -80,3 +80,32 @@ func SessionLost(err error) bool {
 	}
 	return false
 }
+
+// SpaceAvail returns the space_avail attribute of fh's file system (the
+// bytes this caller may still write there), and whether the server gave
+// it. A COMPOUND of SEQUENCE, PUTFH and GETATTR: as cheap as a keepalive,
+// and it also renews the lease.
+func (c *Client) SpaceAvail(ctx context.Context, fh []byte) (avail uint64, ok bool, err error) {
+	err = c.Compound(ctx, func(e *xdr.Encoder) int {
+		EncodePutfh(e, fh)
+		EncodeGetattr(e, nfs4.BitmapOf(nfs4.AttrSpaceAvail))
+		return 2
+	}, func(r *Reply) error {
+		if err := r.Op(nfs4.OpPutfh); err != nil {
+			return err
+		}
+		if err := r.Op(nfs4.OpGetattr); err != nil {
+			return err
+		}
+		mask := nfs4.DecodeBitmap(r.D)
+		vals := xdr.NewDecoder(r.D.Opaque(1 << 10))
+		if mask.Has(nfs4.AttrSpaceAvail) {
+			avail, ok = vals.Uint64(), true
+		}
+		if err := r.D.Err(); err != nil {
+			return err
+		}
+		return vals.Err()
+	})
+	return avail, ok, err
+}

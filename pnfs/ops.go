@@ -47,13 +47,24 @@ func (p *Pool) do(ctx context.Context, s *dataServer, fn func(ctx context.Contex
 	return err
 }
 
-// place picks n distinct servers in service, round robin.
+// place picks n distinct servers in service, round robin over those with
+// MinFree or more free space (over all in service when fewer than n have
+// it: a nearly full server is better than no file).
 func (p *Pool) place(n int) ([]*dataServer, error) {
-	var up []*dataServer
+	var up, roomy []*dataServer
 	for _, s := range p.servers {
-		if s.isInService() {
+		s.mu.Lock()
+		in, full := s.inService, s.availKnown && p.cfg.MinFree >= 0 && s.avail < uint64(p.cfg.MinFree)
+		s.mu.Unlock()
+		if in {
 			up = append(up, s)
+			if !full {
+				roomy = append(roomy, s)
+			}
 		}
+	}
+	if len(roomy) >= n {
+		up = roomy
 	}
 	if len(up) < n {
 		return nil, fmt.Errorf("%w: %d of %d wanted", ErrNoServers, len(up), n)

@@ -2,6 +2,7 @@ package pnfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -61,6 +62,10 @@ type Config struct {
 	// RSize and WSize cap READ and WRITE sizes (default 1 MiB); each
 	// server's maxread and maxwrite may lower them.
 	RSize, WSize uint32
+	// MinFree is the free space (space_avail, asked each probe) under
+	// which a server gets no new files while enough others have more
+	// (default 1 GiB; negative: never skip).
+	MinFree int64
 }
 
 func (c *Config) setDefaults() {
@@ -87,6 +92,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.WSize == 0 {
 		c.WSize = 1 << 20
+	}
+	if c.MinFree == 0 {
+		c.MinFree = 1 << 30
 	}
 }
 
@@ -273,7 +281,7 @@ func (p *Pool) probe(ctx context.Context, s *dataServer) {
 	c, due := s.c, time.Now().After(s.nextDial)
 	s.mu.Unlock()
 	if c != nil {
-		if err := c.Ping(ctx); err != nil {
+		if err := p.checkSpace(ctx, s, c); err != nil {
 			if faulty(context.Background(), err) {
 				p.lost(s, c, err)
 			}
@@ -288,6 +296,7 @@ func (p *Pool) probe(ctx context.Context, s *dataServer) {
 			p.dialFailed(s, err)
 			return
 		}
+		p.checkSpace(ctx, s, c)
 	}
 	if err := p.doRepairs(ctx, s, c); err != nil {
 		if faulty(context.Background(), err) {
@@ -296,6 +305,24 @@ func (p *Pool) probe(ctx context.Context, s *dataServer) {
 		return
 	}
 	p.setInService(s)
+}
+
+// checkSpace asks s's free space in the data directory: the probe's
+// keepalive (the COMPOUND renews the lease) and the placement's input.
+func (p *Pool) checkSpace(ctx context.Context, s *dataServer, c *client.Client) error {
+	s.mu.Lock()
+	dir := s.dir
+	s.mu.Unlock()
+	if dir == nil {
+		return c.Ping(ctx)
+	}
+	avail, ok, err := c.SpaceAvail(ctx, dir)
+	if err == nil {
+		s.mu.Lock()
+		s.avail, s.availKnown = avail, ok
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // connect dials s and installs the session.
@@ -308,6 +335,13 @@ func (p *Pool) connect(ctx context.Context, s *dataServer) (*client.Client, erro
 	}
 	r, w := p.ioSizes(dctx, c, dir)
 	s.mu.Lock()
+	select {
+	case <-p.stop: // Close ran meanwhile: it will not see this session
+		s.mu.Unlock()
+		c.Close()
+		return nil, errors.New("pnfs: pool closed")
+	default:
+	}
 	s.c, s.dir, s.rsize, s.wsize, s.backoff = c, dir, r, w, 0
 	s.mu.Unlock()
 	s.stats.connects.Add(1)

@@ -450,3 +450,47 @@ func TestResilver(t *testing.T) {
 		t.Fatalf("still stale after Resilver: %x", st)
 	}
 }
+
+// TestPlacementSkipsFull: a server with less than MinFree free space gets
+// no new files while another has room; when none has, any will do.
+func TestPlacementSkipsFull(t *testing.T) {
+	ds := []*testDS{startDS(t), startDS(t)}
+	p, err := New(context.Background(), Config{Servers: []ServerConfig{ds[0].config(), ds[1].config()},
+		Logger: slog.New(slog.DiscardHandler), ProbeInterval: time.Hour, MinFree: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := ctxT(t)
+	for _, s := range p.servers {
+		if !s.availKnown || s.avail < 1<<20 {
+			t.Fatalf("%s: space_avail %d known %v", s.cfg, s.avail, s.availKnown)
+		}
+	}
+	p.servers[0].mu.Lock()
+	p.servers[0].avail = 1000
+	p.servers[0].mu.Unlock()
+	for i := range 4 {
+		l, err := p.Create(ctx, "s"+string(rune('0'+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Mirrors[0].Device != p.servers[1].id {
+			t.Fatal("file placed on the full server")
+		}
+	}
+	p.servers[1].mu.Lock()
+	p.servers[1].avail = 1000
+	p.servers[1].mu.Unlock()
+	seen := map[nfs.DeviceID]bool{}
+	for i := range 4 {
+		l, err := p.Create(ctx, "t"+string(rune('0'+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[l.Mirrors[0].Device] = true
+	}
+	if len(seen) != 2 {
+		t.Errorf("with every server full, placement used %d of 2", len(seen))
+	}
+}

@@ -26,20 +26,22 @@ type dataServer struct {
 	id   nfs.DeviceID
 	addr string // what clients are told: advertise=, else cfg.Addr, as an IP address
 
-	mu        sync.Mutex
-	c         *client.Client // nil while there is no session
-	dir       []byte         // handle of cfg.Path
-	rsize     uint32
-	wsize     uint32
-	inService bool
-	since     time.Time // when inService last changed
-	reason    string    // why it is out of service
-	holdUntil time.Time // Failed: not back in service before this
-	nextDial  time.Time
-	backoff   time.Duration
-	pending   map[string]repair // by data file name: what to do on return
-	repairSeq uint64
-	stale     map[string]bool // data files that missed writes (need resilvering)
+	mu         sync.Mutex
+	c          *client.Client // nil while there is no session
+	dir        []byte         // handle of cfg.Path
+	rsize      uint32
+	wsize      uint32
+	avail      uint64 // space_avail of the data directory's file system, at the last probe
+	availKnown bool
+	inService  bool
+	since      time.Time // when inService last changed
+	reason     string    // why it is out of service
+	holdUntil  time.Time // Failed: not back in service before this
+	nextDial   time.Time
+	backoff    time.Duration
+	pending    map[string]repair // by data file name: what to do on return
+	repairSeq  uint64
+	stale      map[string]bool // data files that missed writes (need resilvering)
 
 	probing atomic.Bool
 	stats   serverStats
@@ -164,9 +166,11 @@ func (p *Pool) ioSizes(ctx context.Context, c *client.Client, dir []byte) (rsize
 		wsize = uint32(min(uint64(wsize), a.Maxwrite))
 	}
 	// Leave room in a request or reply for the COMPOUND around the data.
-	room := c.ForeChannel().MaxRequest
-	if room > 4096 {
+	if room := c.ForeChannel().MaxRequest; room > 4096 {
 		wsize = min(wsize, room-4096)
+	}
+	if room := c.ForeChannel().MaxResponse; room > 4096 {
+		rsize = min(rsize, room-4096)
 	}
 	return rsize, wsize
 }
