@@ -228,3 +228,32 @@ func TestClientRecords(t *testing.T) {
 		t.Fatalf("Load without a seed: %q %v", b, err)
 	}
 }
+
+// TestFileStates: a data file's pending work round-trips through etcd,
+// and nil removes it.
+func TestFileStates(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	ctx := ctxT(t)
+	id := pnfs.ServerConfig{Addr: "127.0.0.1:2049", Path: "/d"}.ID()
+	st := &pnfs.FileState{Stale: true, Fence: true, UID: 0x40000007, GID: 0x40000007, FH: []byte{1, 2, 3}}
+	if err := c.PutFileState(ctx, id, "a name", st); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PutFileState(ctx, id, "b", &pnfs.FileState{Remove: true}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := c.FileStates(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := all[id]["a name"]; got.UID != st.UID || !got.Stale || !got.Fence || string(got.FH) != "\x01\x02\x03" || !all[id]["b"].Remove {
+		t.Fatalf("file states %+v", all)
+	}
+	if err := c.PutFileState(ctx, id, "a name", nil); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ = c.FileStates(ctx); len(all[id]) != 1 {
+		t.Fatalf("after clearing: %+v", all)
+	}
+}

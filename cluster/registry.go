@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -17,6 +18,7 @@ import (
 const (
 	dsKey      = "ds/"          // ds/<hex device id> -> pnfs.ServerRecord as JSON
 	idCountKey = "synthetic-id" // the next synthetic id not yet reserved, in decimal
+	filesKey   = "files/"       // files/<hex device id>/<data file name> -> pnfs.FileState as JSON
 )
 
 var _ pnfs.Registry = (*Cluster)(nil)
@@ -83,4 +85,43 @@ func (c *Cluster) ReserveIDs(ctx context.Context, n uint32) (uint32, error) {
 			return uint32(first), nil
 		}
 	}
+}
+
+// PutFileState implements pnfs.Registry.
+func (c *Cluster) PutFileState(ctx context.Context, id nfs.DeviceID, name string, st *pnfs.FileState) error {
+	key := filesKey + hex.EncodeToString(id[:]) + "/" + name
+	if st == nil {
+		return c.Delete(ctx, key)
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return c.Put(ctx, key, b)
+}
+
+// FileStates implements pnfs.Registry.
+func (c *Cluster) FileStates(ctx context.Context) (map[nfs.DeviceID]map[string]pnfs.FileState, error) {
+	kvs, err := c.List(ctx, filesKey)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[nfs.DeviceID]map[string]pnfs.FileState)
+	for k, v := range kvs {
+		h, name, ok := strings.Cut(k[len(filesKey):], "/")
+		var id nfs.DeviceID
+		if b, err := hex.DecodeString(h); !ok || err != nil || len(b) != len(id) {
+			return nil, fmt.Errorf("cluster: bad key %q", k)
+		}
+		hex.Decode(id[:], []byte(h))
+		var st pnfs.FileState
+		if err := json.Unmarshal(v, &st); err != nil {
+			return nil, fmt.Errorf("cluster: %s: %w", k, err)
+		}
+		if out[id] == nil {
+			out[id] = make(map[string]pnfs.FileState)
+		}
+		out[id][name] = st
+	}
+	return out, nil
 }

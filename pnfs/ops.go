@@ -172,6 +172,7 @@ func (p *Pool) Fence(ctx context.Context, l nfs.FileLayout) (nfs.FileLayout, err
 		return err
 	}, func(s *dataServer, f nfs.DSFile) bool {
 		s.addRepair(l.Name, repair{fh: f.FH, fence: true, uid: id, gid: id})
+		p.persist(s, l.Name)
 		return true
 	})
 	if err != nil {
@@ -204,6 +205,7 @@ func (p *Pool) Remove(ctx context.Context, l nfs.FileLayout) error {
 		return err
 	}, func(s *dataServer, f nfs.DSFile) bool {
 		s.addRepair(l.Name, repair{fh: f.FH, remove: true})
+		p.persist(s, l.Name)
 		return true
 	})
 }
@@ -342,8 +344,12 @@ func (p *Pool) markStale(l nfs.FileLayout) func(*dataServer, nfs.DSFile) bool {
 	return func(s *dataServer, f nfs.DSFile) bool {
 		if len(l.Mirrors) > 1 {
 			s.mu.Lock()
+			was := s.stale[l.Name]
 			s.stale[l.Name] = true
 			s.mu.Unlock()
+			if !was {
+				p.persist(s, l.Name)
+			}
 		}
 		return false
 	}
@@ -407,6 +413,7 @@ func (p *Pool) doRepairs(ctx context.Context, s *dataServer, c *client.Client) e
 			delete(s.pending, name)
 		}
 		s.mu.Unlock()
+		p.persist(s, name)
 	}
 	return nil
 }

@@ -24,6 +24,23 @@ type Registry interface {
 	ReserveIDs(ctx context.Context, n uint32) (first uint32, err error)
 	// PutServer records a data server's state.
 	PutServer(ctx context.Context, id nfs.DeviceID, r ServerRecord) error
+	// PutFileState records what is owed to the data file name on server
+	// id (nil: nothing), so that a restarted metadata server still
+	// fences, removes and resilvers it; FileStates returns all of it.
+	PutFileState(ctx context.Context, id nfs.DeviceID, name string, st *FileState) error
+	FileStates(ctx context.Context) (map[nfs.DeviceID]map[string]FileState, error)
+}
+
+// FileState is what is owed to one data file on one server: a stale mark
+// (it missed writes its mirrors took) and work queued while the server
+// was out of reach (a fence to new owner ids, or the removal).
+type FileState struct {
+	Stale  bool   `json:"stale,omitempty"`
+	Remove bool   `json:"remove,omitempty"`
+	Fence  bool   `json:"fence,omitempty"`
+	UID    uint32 `json:"uid,omitempty"`
+	GID    uint32 `json:"gid,omitempty"`
+	FH     []byte `json:"fh,omitempty"`
 }
 
 // ServerRecord is a data server's entry in the registry.
@@ -110,6 +127,8 @@ type Pool struct {
 	ids     *idSource
 	rr      atomic.Uint64
 
+	persistMu sync.Mutex // orders PutFileState calls
+
 	dirty  chan struct{} // the registry writer has states to record
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -141,6 +160,9 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		s.addr = resolveHost(ctx, sc.clientAddr())
 		p.byID[s.id] = s
 		p.servers = append(p.servers, s)
+	}
+	if err := p.loadFileStates(ctx); err != nil {
+		return nil, err
 	}
 	var wg sync.WaitGroup
 	for _, s := range p.servers {
@@ -434,4 +456,56 @@ func resolveHost(ctx context.Context, hostport string) string {
 		}
 	}
 	return net.JoinHostPort(ips[0].String(), port)
+}
+
+// loadFileStates reads back the stale marks and queued work a previous
+// run left in the registry.
+func (p *Pool) loadFileStates(ctx context.Context) error {
+	if p.cfg.Registry == nil {
+		return nil
+	}
+	all, err := p.cfg.Registry.FileStates(ctx)
+	if err != nil {
+		return fmt.Errorf("pnfs: registry: %w", err)
+	}
+	for id, files := range all {
+		s, ok := p.byID[id]
+		if !ok {
+			p.log.Warn("registry names a data server no longer configured; its pending work is left", "id", fmt.Sprintf("%x", id), "files", len(files))
+			continue
+		}
+		for name, st := range files {
+			if st.Stale {
+				s.stale[name] = true
+			}
+			if st.Remove || st.Fence {
+				s.repairSeq++
+				s.pending[name] = repair{fh: st.FH, remove: st.Remove, fence: st.Fence, uid: st.UID, gid: st.GID, seq: s.repairSeq}
+			}
+		}
+	}
+	return nil
+}
+
+// persist records what is owed to s's data file name in the registry.
+// Calls are serialised, each writing the state as it is when it runs, so
+// the last write is the latest state.
+func (p *Pool) persist(s *dataServer, name string) {
+	if p.cfg.Registry == nil {
+		return
+	}
+	p.persistMu.Lock()
+	defer p.persistMu.Unlock()
+	s.mu.Lock()
+	var st *FileState
+	r, queued := s.pending[name]
+	if queued || s.stale[name] {
+		st = &FileState{Stale: s.stale[name], Remove: r.remove, Fence: r.fence, UID: r.uid, GID: r.gid, FH: r.fh}
+	}
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.cfg.Registry.PutFileState(ctx, s.id, name, st); err != nil {
+		p.log.Warn("cannot record a data file's pending work: a restart would forget it", "server", s.cfg.String(), "file", name, "err", err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -492,5 +493,119 @@ func TestPlacementSkipsFull(t *testing.T) {
 	}
 	if len(seen) != 2 {
 		t.Errorf("with every server full, placement used %d of 2", len(seen))
+	}
+}
+
+// memRegistry is a Registry in memory.
+type memRegistry struct {
+	mu      sync.Mutex
+	next    uint32
+	servers map[nfs.DeviceID]ServerRecord
+	files   map[nfs.DeviceID]map[string]FileState
+}
+
+func newMemRegistry() *memRegistry {
+	return &memRegistry{next: FirstSyntheticID, servers: map[nfs.DeviceID]ServerRecord{}, files: map[nfs.DeviceID]map[string]FileState{}}
+}
+
+func (m *memRegistry) ReserveIDs(_ context.Context, n uint32) (uint32, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	first := m.next
+	m.next += n
+	return first, nil
+}
+
+func (m *memRegistry) PutServer(_ context.Context, id nfs.DeviceID, r ServerRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.servers[id] = r
+	return nil
+}
+
+func (m *memRegistry) PutFileState(_ context.Context, id nfs.DeviceID, name string, st *FileState) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st == nil {
+		delete(m.files[id], name)
+		return nil
+	}
+	if m.files[id] == nil {
+		m.files[id] = map[string]FileState{}
+	}
+	m.files[id][name] = *st
+	return nil
+}
+
+func (m *memRegistry) FileStates(context.Context) (map[nfs.DeviceID]map[string]FileState, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[nfs.DeviceID]map[string]FileState{}
+	for id, files := range m.files {
+		out[id] = map[string]FileState{}
+		for k, v := range files {
+			out[id][k] = v
+		}
+	}
+	return out, nil
+}
+
+// TestPendingWorkSurvivesRestart: a fence and a stale mark owed to a
+// server that is down are kept in the registry; a new pool (the metadata
+// server restarted) does the fence when the server returns and still
+// skips the stale copy. Synthetic ids come from the registry's counter.
+func TestPendingWorkSurvivesRestart(t *testing.T) {
+	ds := []*testDS{startDS(t), startDS(t)}
+	reg := newMemRegistry()
+	cfg := Config{Servers: []ServerConfig{ds[0].config(), ds[1].config()}, Mirrors: 2, Registry: reg,
+		Logger: slog.New(slog.DiscardHandler), ProbeInterval: 50 * time.Millisecond, HoldDown: 100 * time.Millisecond}
+	p, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	l, err := p.Create(ctx, "persist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.UID != FirstSyntheticID {
+		t.Errorf("first synthetic id %#x, want the registry's %#x", l.UID, FirstSyntheticID)
+	}
+	ds[1].stop()
+	waitFor(t, "the stopped server out of service", func() bool { return len(p.Devices()) == 1 })
+	if _, err := p.WriteAt(ctx, l, []byte("while away"), 0); err != nil {
+		t.Fatal(err)
+	}
+	fenced, err := p.Fence(ctx, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id1 := ds[1].config().ID()
+	if st := reg.files[id1]["persist"]; !st.Stale || !st.Fence || st.UID != fenced.UID {
+		t.Fatalf("registry holds %+v", st)
+	}
+	p.Close()
+
+	p, err = New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if st := p.StaleMirrors(l); len(st) != 1 || st[0] != id1 {
+		t.Fatalf("after restart, stale mirrors %x", st)
+	}
+	ds[1].start()
+	waitFor(t, "the restarted server back in service", func() bool { return len(p.Devices()) == 2 })
+	if _, uid, _ := owner(t, ds[1].path("persist")); uid != fenced.UID {
+		t.Errorf("owner %d, want the fence queued before the restart: %d", uid, fenced.UID)
+	}
+	if _, err := p.Resilver(ctx, fenced); err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := reg.files[id1]["persist"]; ok {
+		t.Errorf("registry still holds %+v after the fence and the resilver", st)
+	}
+	if nl, err := p.Create(ctx, "next"); err != nil || nl.UID <= fenced.UID {
+		t.Errorf("id after restart %#x (%v): not past %#x", nl.UID, err, fenced.UID)
 	}
 }

@@ -12,8 +12,8 @@ import (
 // Mirrors that miss a write or a truncate while their server is out of
 // reach are stale: ReadAt skips them, and they must not be named in a
 // layout until Resilver has copied a good mirror over them. The marks are
-// kept in memory only: a metadata server that restarts forgets them (see
-// the report of issue 23 for what keeping them in the cluster would take).
+// kept in the Registry too (FileState), so a restarted metadata server
+// still knows them.
 
 // StaleMirrors returns the servers whose copy of l missed changes.
 func (p *Pool) StaleMirrors(l nfs.FileLayout) []nfs.DeviceID {
@@ -75,6 +75,7 @@ func (p *Pool) Resilver(ctx context.Context, l nfs.FileLayout) (uint64, error) {
 		s.mu.Lock()
 		delete(s.stale, l.Name)
 		s.mu.Unlock()
+		p.persist(s, l.Name)
 	}
 	return copied, nil
 }
