@@ -25,14 +25,14 @@ import (
 // rules), which can be stopped and started again on the same address and
 // state directory (its file handles stay valid).
 type testDS struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string // the export
 	state string
 	addr  string
 	stop  func()
 }
 
-func startDS(t *testing.T) *testDS {
+func startDS(t testing.TB) *testDS {
 	t.Helper()
 	d := &testDS{t: t, dir: t.TempDir(), state: t.TempDir(), addr: "127.0.0.1:0"}
 	d.start()
@@ -80,7 +80,7 @@ func (d *testDS) path(name string) string { return filepath.Join(d.dir, DefaultP
 
 func (d *testDS) config() ServerConfig { return ServerConfig{Addr: d.addr, Path: DefaultPath} }
 
-func newTestPool(t *testing.T, mirrors int, ds ...*testDS) *Pool {
+func newTestPool(t testing.TB, mirrors int, ds ...*testDS) *Pool {
 	t.Helper()
 	cfg := Config{Mirrors: mirrors, Logger: slog.New(slog.DiscardHandler), ProbeInterval: 50 * time.Millisecond, HoldDown: 100 * time.Millisecond, DialTimeout: time.Second, CallTimeout: 5 * time.Second}
 	for _, d := range ds {
