@@ -34,6 +34,8 @@ func (c *Client) CreateClosed(ctx context.Context, dir []byte, name string, crea
 	a := &OpenArgs{Access: nfs4.ShareAccessBoth, Name: name, Create: true, CreateMode: createmode, Attrs: attrs,
 		ClientID: c.clientID, Owner: []byte("create-" + strconv.FormatUint(c.owners.Add(1), 10))}
 	var fh []byte
+	var open OpenRes
+	opened := false
 	err := c.Compound(ctx, func(e *xdr.Encoder) int {
 		EncodePutfh(e, dir)
 		EncodeOpen(e, a)
@@ -47,18 +49,25 @@ func (c *Client) CreateClosed(ctx context.Context, dir []byte, name string, crea
 		if err = r.Op(nfs4.OpOpen); err != nil {
 			return err
 		}
-		if _, err = DecodeOpenRes(r.D); err != nil {
+		if open, err = DecodeOpenRes(r.D); err != nil {
 			return err
 		}
 		if fh, err = decodeFH(r); err != nil {
 			return err
 		}
+		opened = true
 		if err = r.Op(nfs4.OpClose); err != nil {
 			return err
 		}
 		nfs4.DecodeStateid(r.D)
 		return nil
 	})
+	if err != nil && opened {
+		// The file is made and open, but CLOSE of the current stateid
+		// failed (a server without current-stateid support): close the
+		// stateid OPEN returned.
+		err = c.CloseFile(ctx, fh, open.Stateid)
+	}
 	return fh, err
 }
 
