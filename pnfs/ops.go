@@ -384,24 +384,7 @@ func (p *Pool) doRepairs(ctx context.Context, s *dataServer, c *client.Client) e
 	}
 	s.mu.Unlock()
 	for name, r := range todo {
-		var err error
-		switch {
-		case r.remove:
-			err = c.Remove(ctx, dir, name)
-			if client.IsStatus(err, nfs4.ErrNoent) {
-				err = nil
-			}
-			if err == nil {
-				s.mu.Lock()
-				delete(s.stale, name)
-				s.mu.Unlock()
-			}
-		case r.fence:
-			_, err = c.Setattr(ctx, r.fh, nfs4.AnonStateid, client.OwnerAttrs(r.uid, r.gid, -1))
-			if client.IsStatus(err, nfs4.ErrStale) {
-				err = nil // the file is gone: nothing left to fence
-			}
-		}
+		err := p.repair(ctx, s, c, dir, name, r)
 		if err != nil && faulty(context.Background(), err) {
 			return err
 		}
@@ -416,4 +399,25 @@ func (p *Pool) doRepairs(ctx context.Context, s *dataServer, c *client.Client) e
 		p.persist(s, name)
 	}
 	return nil
+}
+
+// repair does one queued repair, within CallTimeout.
+func (p *Pool) repair(ctx context.Context, s *dataServer, c *client.Client, dir []byte, name string, r repair) error {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.CallTimeout)
+	defer cancel()
+	if r.remove {
+		err := c.Remove(ctx, dir, name)
+		if err != nil && !client.IsStatus(err, nfs4.ErrNoent) {
+			return err
+		}
+		s.mu.Lock()
+		delete(s.stale, name) // nothing left to resilver
+		s.mu.Unlock()
+		return nil
+	}
+	_, err := c.Setattr(ctx, r.fh, nfs4.AnonStateid, client.OwnerAttrs(r.uid, r.gid, -1))
+	if client.IsStatus(err, nfs4.ErrStale) {
+		return nil // the file is gone: nothing left to fence
+	}
+	return err
 }

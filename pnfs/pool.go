@@ -320,7 +320,9 @@ func (p *Pool) probe(ctx context.Context, s *dataServer) {
 		}
 		p.checkSpace(ctx, s, c)
 	}
-	if err := p.doRepairs(ctx, s, c); err != nil {
+	// The repairs owed after a long outage may be many: they get their
+	// own deadline per call, not the probe's.
+	if err := p.doRepairs(context.WithoutCancel(ctx), s, c); err != nil {
 		if faulty(context.Background(), err) {
 			p.lost(s, c, err)
 		}
