@@ -50,8 +50,16 @@ func (d *testDS) start() {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	eng, err := engine.New("portable", srv, engine.Options{})
+	name := os.Getenv("NFSD_ENGINE") // as e2e: uring or portable
+	if name == "" {
+		name = "portable"
+	}
+	eng, err := engine.New(name, srv, engine.Options{})
 	if err != nil {
+		srv.Close()
+		if name == "uring" {
+			d.t.Skipf("io_uring: %v", err)
+		}
 		d.t.Fatal(err)
 	}
 	var ln net.Listener
