@@ -96,3 +96,11 @@ type DataServers interface {
 	// again.
 	Failed(id DeviceID, status nfs4.Status)
 }
+
+// StaleMirrors is what DataServers may also offer: the mirrors of l that
+// missed writes while their data server was out of service. LAYOUTGET
+// leaves them out (and a RW layout is then unavailable) until they are
+// copied over again.
+type StaleMirrors interface {
+	StaleMirrors(l FileLayout) []DeviceID
+}

@@ -135,7 +135,10 @@ type Pool struct {
 	closed sync.Once
 }
 
-var _ nfs.DataServers = (*Pool)(nil)
+var (
+	_ nfs.DataServers  = (*Pool)(nil)
+	_ nfs.StaleMirrors = (*Pool)(nil)
+)
 
 // New makes a pool and tries each server once (in parallel, for
 // DialTimeout at most); one that does not answer is logged and left out of
