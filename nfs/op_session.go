@@ -94,6 +94,16 @@ func opExchangeID(c *compound) nfs4.Status {
 	if c.s.mds != nil {
 		rflags = nfs4.ExchgIDUsePNFSMDS
 	}
+	// Any export can be a loosely coupled flexfiles data server (RFC 8435
+	// section 2.2: plain NFSv4.1 I/O with the anonymous stateid), so a
+	// client asking for the data-server role gets it. The Linux client
+	// asks (EXCHGID4_FLAG_USE_PNFS_DS in eia_flags) and drops a data server
+	// whose reply lacks it (fs/nfs/nfs4session.c nfs4_init_ds_session:
+	// -ENODEV), then reports it NFS4ERR_NXIO to the MDS. RFC 8881 section
+	// 13.1 allows USE_PNFS_DS with either other role bit.
+	if flags&nfs4.ExchgIDUsePNFSDS != 0 {
+		rflags |= nfs4.ExchgIDUsePNFSDS
+	}
 	if cl.confirmed {
 		rflags |= nfs4.ExchgIDConfirmedR
 	}

@@ -35,6 +35,27 @@ func encodeExchangeID(e *xdr.Encoder, owner, verf string, flags uint32) {
 	e.Uint32(0)
 }
 
+// TestExchangeIDDataServerRole: a client asking for the data-server role
+// (the Linux client's eia_flags to a flexfiles data server, 0x40101) gets
+// USE_PNFS_DS with the server's other role bit; one not asking gets the
+// other bit alone. Without USE_PNFS_DS the Linux 6.12 client drops the
+// data server (nfs4_init_ds_session: -ENODEV): the kernel e2e's pNFS phase
+// saw it destroy the session at once and report NFS4ERR_NXIO.
+func TestExchangeIDDataServerRole(t *testing.T) {
+	const linuxDS = nfs4.ExchgIDUsePNFSDS | nfs4.ExchgIDBindPrincStateid | nfs4.ExchgIDSuppMovedRefer
+	h := newHarness(t)
+	if _, _, f := h.exchangeID("ds-client", "verifier", linuxDS); f&^nfs4.ExchgIDConfirmedR != nfs4.ExchgIDUseNonPNFS|nfs4.ExchgIDUsePNFSDS {
+		t.Errorf("plain server, USE_PNFS_DS asked: flags %#x, want USE_NON_PNFS|USE_PNFS_DS", f)
+	}
+	if _, _, f := h.exchangeID("plain-client", "verifier", nfs4.ExchgIDUseNonPNFS); f&^nfs4.ExchgIDConfirmedR != nfs4.ExchgIDUseNonPNFS {
+		t.Errorf("plain server, not asked: flags %#x, want USE_NON_PNFS", f)
+	}
+	m := newMDSHarness(t, newFakeDS(1))
+	if _, _, f := m.exchangeID("ds-client", "verifier", linuxDS); f&^nfs4.ExchgIDConfirmedR != nfs4.ExchgIDUsePNFSMDS|nfs4.ExchgIDUsePNFSDS {
+		t.Errorf("metadata server, USE_PNFS_DS asked: flags %#x, want USE_PNFS_MDS|USE_PNFS_DS", f)
+	}
+}
+
 // TestExchangeIDCases walks the case table of RFC 8881 section 18.35.4
 // (pynfs EID5a-h, EID6a-h): which requests make a new client id, which
 // return the existing one, which fail, and which records they destroy.
