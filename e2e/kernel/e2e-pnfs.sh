@@ -510,7 +510,12 @@ if has_stage dsfail; then
 		le=$(pstat "$R3" dsfail "$v" LAYOUTERROR) lr=$(pstat "$R3" dsfail "$v" LAYOUTRETURN) lg=$(pstat "$R3" dsfail "$v" LAYOUTGET)
 		lr0=$(pstat "$R3" dsfail-written "$v" LAYOUTRETURN) lg0=$(pstat "$R3" dsfail-written "$v" LAYOUTGET)
 		log "dsfail v$v: mountstats after the failure: LAYOUTERROR=$le LAYOUTRETURN=$lr (before: $lr0) LAYOUTGET=$lg (before: $lg0); read-back took $(res_of "$R3" | awk -v v="$v" '$1=="PTIME" && $2=="dsfail-read" && $3==v {print $4 "s"}')"
-		((le > 0 || lr > lr0)) || fail "dsfail v$v: neither LAYOUTERROR nor LAYOUTRETURN after the data server died: the client reported nothing"
+		# Judged from the capture below when tshark is there: mountstats
+		# counts a LAYOUTRETURN sent inside CLOSE (return-on-close, how
+		# a 4.1 client reports) as CLOSE.
+		if ! command -v tshark >/dev/null; then
+			((le > 0 || lr > lr0)) || fail "dsfail v$v: neither LAYOUTERROR nor LAYOUTRETURN after the data server died (mountstats): the client reported nothing"
+		fi
 	done
 	# From the capture: the error reports, and the layouts handed out after
 	# the first one.
