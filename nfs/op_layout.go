@@ -438,15 +438,16 @@ func opLayoutreturn(c *compound) nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
-	// Reports first: they stand even if the stateid turns out stale.
-	if r, ok := decodeFFLayoutreturn(a.body); ok {
-		c.s.noteIOErrors(r.errors)
-		c.s.mds.statsReports.Add(uint64(r.stats))
-	}
 	whole := a.offset == 0 && a.length == nfs4.LengthToEOF
 	t.mu.Lock()
 	lsid, present, s := t.returnLayoutLocked(cl, n, sid, a.iomode, whole)
 	t.mu.Unlock()
+	// The reports stand even if the stateid turns out stale; they come
+	// after the return, whose seqid a recall they cause would move.
+	if r, ok := decodeFFLayoutreturn(a.body); ok {
+		c.s.noteIOErrors(r.errors)
+		c.s.mds.statsReports.Add(uint64(r.stats))
+	}
 	if s != nfs4.OK {
 		return s
 	}
@@ -534,8 +535,7 @@ func (s *Server) noteIOErrors(errs []deviceError) {
 		if e.status == nfs4.OK || e.status == nfs4.ErrAccess || e.status == nfs4.ErrPerm {
 			continue
 		}
-		s.failed(e.device, e.status)
-		s.recallDevice(e.device)
+		s.failed(e.device, e.status) // checked there; a recall follows if it leaves service (DeviceWatcher)
 	}
 }
 

@@ -129,6 +129,8 @@ type Pool struct {
 
 	persistMu sync.Mutex // orders PutFileState calls
 
+	onDown atomic.Pointer[func(nfs.DeviceID)] // OnOutOfService's f
+
 	dirty  chan struct{} // the registry writer has states to record
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -136,9 +138,14 @@ type Pool struct {
 }
 
 var (
-	_ nfs.DataServers  = (*Pool)(nil)
-	_ nfs.StaleMirrors = (*Pool)(nil)
+	_ nfs.DataServers   = (*Pool)(nil)
+	_ nfs.StaleMirrors  = (*Pool)(nil)
+	_ nfs.DeviceWatcher = (*Pool)(nil)
 )
+
+// OnOutOfService implements nfs.DeviceWatcher: f is called, on a
+// goroutine of its own, each time a server leaves service.
+func (p *Pool) OnOutOfService(f func(nfs.DeviceID)) { p.onDown.Store(&f) }
 
 // New makes a pool and tries each server once (in parallel, for
 // DialTimeout at most); one that does not answer is logged and left out of
@@ -283,6 +290,9 @@ func (p *Pool) setOutOfService(s *dataServer, reason string) {
 		s.stats.downs.Add(1)
 		p.log.Warn("data server out of service", "server", s.cfg.String(), "reason", reason)
 		p.markDirty()
+		if f := p.onDown.Load(); f != nil {
+			go (*f)(s.id)
+		}
 	}
 }
 
