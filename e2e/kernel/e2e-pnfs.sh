@@ -303,7 +303,7 @@ run_stage() {
 	mkdir -p "$PW/$stage"
 	local t=$SECONDS
 	E2E_WORK=$PW/$stage E2E_PNFS_STAGE=$stage E2E_GUESTFWD=$FWD E2E_PCAP_SNAPLEN=2048 \
-		E2E_GUEST_ARGS="e2e_dstimeo=${E2E_PNFS_DS_TIMEO:-50}" E2E_SERVER_LOG=$slog E2E_SERVER_PID=$pid \
+		E2E_GUEST_ARGS="e2e_dstimeo=${E2E_PNFS_DS_TIMEO:-50}${STAGE_ARGS:+ $STAGE_ARGS}" E2E_SERVER_LOG=$slog E2E_SERVER_PID=$pid \
 		e2e/kernel/run.sh --pnfs "$port" "$PW/mds" "$@" || rc=$?
 	STAGE_TIME[$stage]=$((SECONDS - t))
 	((rc == 0)) || fail "stage $stage: the guest run failed (rc=$rc; see $PW/$stage/console.log, $PW/$stage/results.txt)"
@@ -480,6 +480,13 @@ if has_stage dsfail; then
 				# guest's next bytes); end those ncs, by pid.
 				kill_relays "$DEADPORT"
 			fi
+			# The marker once the MDS has the server out of service
+			# (its prober, or a client's report it checked).
+			for _ in $(seq 1 300); do
+				grep -q "msg=\"data server out of service\" server=127.0.0.1:$DEADPORT/" "$PW/mds2.log" && break
+				sleep 0.1
+			done
+			echo "$(date +%T) v$v: the MDS log: $(grep -m1 "msg=\"data server out of service\" server=127.0.0.1:$DEADPORT/" "$PW/mds2.log" || echo 'no out-of-service line for it after 30 s')" >>"$HLOG"
 			echo "$DEADADDR" >"$PW/mds2/c$v/dsdown-v$v"
 			echo "$(date +%T) v$v: marker dsdown-v$v written" >>"$HLOG"
 		done
@@ -488,7 +495,7 @@ if has_stage dsfail; then
 	: >"$PW/dsfail/results.txt"
 	dsfail_watch &
 	WPID=$!
-	run_stage dsfail "$MDS2_PORT" "$MDS2_PID" "$PW/mds2.log" "${FVERS[@]}"
+	STAGE_ARGS="e2e_pnfs_dead=$DEADADDR" run_stage dsfail "$MDS2_PORT" "$MDS2_PID" "$PW/mds2.log" "${FVERS[@]}"
 	kill "$WPID" 2>/dev/null || true
 	wait "$WPID" 2>/dev/null || true
 	WPID=
@@ -533,12 +540,17 @@ if has_stage dsfail; then
 		if [[ -s $PW/error-reports.txt ]]; then
 			first=$(head -n1 "$PW/error-reports.txt" | cut -f1)
 			log "dsfail: the client reported the failure to the MDS in $(wc -l <"$PW/error-reports.txt") calls (LAYOUTERROR=opcode 64, LAYOUTRETURN with ff_ioerr4=51), first in frame $first: $(head -n3 "$PW/error-reports.txt" | tr '\t\n' ' /')"
-			tshark -r "$PCAP" "${TD[@]}" -Y "tcp.srcport==$MDS2_PORT && rpc.msgtyp==1 && nfs.opcode==50 && frame.number > $first" \
+			# From the guest's OPEN of the marker on (the host drops it
+			# once the MDS logged the server out of service), no layout
+			# may name the dead server.
+			mk=$(tshark -r "$PCAP" "${TD[@]}" -Y "tcp.dstport==$MDS2_PORT && rpc.msgtyp==0 && nfs.opcode==18 && nfs.pathname.component==\"dsdown-v${FVERS[0]}\"" -T fields -e frame.number 2>/dev/null | head -n1)
+			tshark -r "$PCAP" "${TD[@]}" -Y "tcp.srcport==$MDS2_PORT && rpc.msgtyp==1 && nfs.opcode==50 && frame.number > ${mk:-0}" \
 				-T fields -e frame.number -e nfs.deviceid -e nfs.nfsstat4 2>/dev/null >"$PW/layouts-after.txt" || true
 			nl=$(wc -l <"$PW/layouts-after.txt")
 			nd=$(grep -ci -- "${deadid:-no-such-device}" "$PW/layouts-after.txt" || true)
-			log "dsfail: $nl LAYOUTGET replies after the first report, $nd of them naming the dead data server"
-			((nd == 0)) || fail "dsfail: $nd LAYOUTGET replies after the client reported the dead data server still name it (see $PW/layouts-after.txt)"
+			log "dsfail: $nl LAYOUTGET replies after the MDS took the dead server out of service (from frame ${mk:-?}, the guest's OPEN of the marker), $nd of them naming it"
+			[[ -n $mk ]] || fail "dsfail: the guest's OPEN of dsdown-v${FVERS[0]} is not in the capture"
+			((nd == 0)) || fail "dsfail: $nd LAYOUTGET replies after the MDS took the dead data server out of service still name it (see $PW/layouts-after.txt)"
 			# The first report in full, for the record.
 			tshark -r "$PCAP" "${TD[@]}" -Y "frame.number == $first" -O nfs 2>/dev/null | sed -n '/^Network File System/,$p' >"$PW/error-report-first.txt" || true
 			# The file made after the kill: the layouts the MDS gave for

@@ -14,10 +14,11 @@
 #           and read every file of vV/ back through new layouts.
 #   dsfail  against a second MDS with --mirrors 2: write 4 files, sync,
 #           keep them open (their layouts held), say DSFAIL_WRITTEN V; the
-#           host kills one data server and drops dsdown-vV; drop_caches,
-#           read the files back (the client must turn to the other mirror
-#           and report the dead one), close them, then write and read one
-#           more file.
+#           host kills one data server (e2e_pnfs_dead=ADDR), the guest
+#           makes ADDR unreachable and reads the files back (the client
+#           must turn to the other mirror and report the dead one); once
+#           the host drops dsdown-vV (the MDS has the server out of
+#           service) close them, then write and read one more file.
 #
 # Records (ttyS1):
 #   PW V NAME SIZE SHA256     what the guest wrote (hashed from its tmpfs copy)
@@ -205,34 +206,38 @@ pnfs_dsfail() {
 	pnfs_stats dsfail-written "$v" "$mnt"
 	say "pnfs dsfail v$v: 4 files written and committed; asking the host to kill a data server"
 	res "DSFAIL_WRITTEN $v"
+	# The host now kills the data server at PNFS_DEAD (and the relays to
+	# it); the guest makes its address unreachable at once and reads the
+	# held files back, so the client meets the failure with the layouts it
+	# holds, before the MDS, which notices the dead server itself, could
+	# recall them. The route: qemu's user network answers every connection
+	# to a guestfwd address itself and only then runs nc, so without it a
+	# dead data server looks to the guest like one that accepts and closes
+	# at once, which the data-server I/O (RPC_TASK_SOFTCONN: it gives up
+	# only when a connect fails; fs/nfs/flexfilelayout/flexfilelayout.c
+	# ff_layout_read_pagelist) retries without end. A real network answers
+	# a dead host so (EHOSTUNREACH), a dead process with ECONNREFUSED.
+	if [ -n "$PNFS_DEAD" ]; then
+		ip route add unreachable "$PNFS_DEAD/32" 2>/dev/null || ip route replace unreachable "$PNFS_DEAD/32"
+		say "pnfs dsfail v$v: route to $PNFS_DEAD: $(ip route show "$PNFS_DEAD/32" 2>&1)"
+	fi
+	say "pnfs dsfail v$v: reading back ($(pnfs_now)s)"
+	t1=$(pnfs_now)
+	echo 1 >/proc/sys/vm/drop_caches
+	pnfs_readback "$v" "$dst"
+	res "PTIME dsfail-read $v $(awk -v a="$t1" -v b="$(pnfs_now)" 'BEGIN{printf "%.1f", b-a}')"
+	# The host drops the marker once the MDS has taken the server out of
+	# service: from here on no layout may name it.
 	i=0
 	while [ ! -e "$dst/dsdown-v$v" ] && [ $i -lt 120 ]; do
 		sleep 1
 		echo 2 >/proc/sys/vm/drop_caches
 		i=$((i + 1))
 	done
-	if [ ! -e "$dst/dsdown-v$v" ]; then
+	if ! cat "$dst/dsdown-v$v" >/dev/null 2>&1; then
 		pnfs_fail "$v" dsfail "no dsdown-v$v marker from the host after 120 s"
 	fi
-	# The marker names the dead server's address. qemu's user network
-	# answers every connection to a guestfwd address itself and only then
-	# runs nc, so a dead data server looks to the guest like a connection
-	# that opens and closes at once, and the RPC layer reconnects forever
-	# (the data-server I/O is RPC_TASK_SOFTCONN: it gives up only when a
-	# connect fails; fs/nfs/flexfilelayout/flexfilelayout.c
-	# ff_layout_read_pagelist). A real network answers a dead host with
-	# EHOSTUNREACH (and a dead process with ECONNREFUSED): the route below
-	# makes the address answer so.
-	dead=$(cat "$dst/dsdown-v$v" 2>/dev/null)
-	if [ -n "$dead" ]; then
-		ip route add unreachable "$dead/32" 2>/dev/null || ip route replace unreachable "$dead/32"
-		say "pnfs dsfail v$v: route to $dead: $(ip route show "$dead/32" 2>&1)"
-	fi
-	say "pnfs dsfail v$v: a data server is down ($(pnfs_now)s); reading back"
-	t1=$(pnfs_now)
-	echo 1 >/proc/sys/vm/drop_caches
-	pnfs_readback "$v" "$dst"
-	res "PTIME dsfail-read $v $(awk -v a="$t1" -v b="$(pnfs_now)" 'BEGIN{printf "%.1f", b-a}')"
+	say "pnfs dsfail v$v: the MDS has the data server out of service ($(pnfs_now)s)"
 	# The last close returns the layouts (with the errors met, on 4.1).
 	exec 3<&- 4<&- 5<&- 6<&-
 	sleep 1
@@ -260,10 +265,12 @@ pnfs_dsfail() {
 pnfs_main() {
 	pnfs_stage=write
 	PNFS_DS_TIMEO=
+	PNFS_DEAD=
 	for kv in $(cat /proc/cmdline); do
 		case "$kv" in
 		e2e_pnfs=*) pnfs_stage=${kv#e2e_pnfs=} ;;
 		e2e_dstimeo=*) PNFS_DS_TIMEO=${kv#e2e_dstimeo=} ;;
+		e2e_pnfs_dead=*) PNFS_DEAD=${kv#e2e_pnfs_dead=} ;;
 		esac
 	done
 	# Data-server RPCs time out after dataserver_timeo tenths of a second
