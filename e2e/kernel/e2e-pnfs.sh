@@ -487,6 +487,7 @@ if has_stage dsfail; then
 				sleep 0.1
 			done
 			echo "$(date +%T) v$v: the MDS log: $(grep -m1 "msg=\"data server out of service\" server=127.0.0.1:$DEADPORT/" "$PW/mds2.log" || echo 'no out-of-service line for it after 30 s')" >>"$HLOG"
+			[[ -s $PW/marker-time ]] || date +%s.%N >"$PW/marker-time"
 			echo "$DEADADDR" >"$PW/mds2/c$v/dsdown-v$v"
 			echo "$(date +%T) v$v: marker dsdown-v$v written" >>"$HLOG"
 		done
@@ -540,16 +541,16 @@ if has_stage dsfail; then
 		if [[ -s $PW/error-reports.txt ]]; then
 			first=$(head -n1 "$PW/error-reports.txt" | cut -f1)
 			log "dsfail: the client reported the failure to the MDS in $(wc -l <"$PW/error-reports.txt") calls (LAYOUTERROR=opcode 64, LAYOUTRETURN with ff_ioerr4=51), first in frame $first: $(head -n3 "$PW/error-reports.txt" | tr '\t\n' ' /')"
-			# From the guest's OPEN of the marker on (the host drops it
-			# once the MDS logged the server out of service), no layout
-			# may name the dead server.
-			mk=$(tshark -r "$PCAP" "${TD[@]}" -Y "tcp.dstport==$MDS2_PORT && rpc.msgtyp==0 && nfs.opcode==18 && nfs.pathname.component==\"dsdown-v${FVERS[0]}\"" -T fields -e frame.number 2>/dev/null | head -n1)
-			tshark -r "$PCAP" "${TD[@]}" -Y "tcp.srcport==$MDS2_PORT && rpc.msgtyp==1 && nfs.opcode==50 && frame.number > ${mk:-0}" \
+			# From the marker on (the host drops it once the MDS logged
+			# the server out of service; the capture has the host's
+			# clock), no layout may name the dead server.
+			mk=$(cat "$PW/marker-time" 2>/dev/null || true)
+			tshark -r "$PCAP" "${TD[@]}" -Y "tcp.srcport==$MDS2_PORT && rpc.msgtyp==1 && nfs.opcode==50 && frame.time_epoch > ${mk:-0}" \
 				-T fields -e frame.number -e nfs.deviceid -e nfs.nfsstat4 2>/dev/null >"$PW/layouts-after.txt" || true
 			nl=$(wc -l <"$PW/layouts-after.txt")
 			nd=$(grep -ci -- "${deadid:-no-such-device}" "$PW/layouts-after.txt" || true)
-			log "dsfail: $nl LAYOUTGET replies after the MDS took the dead server out of service (from frame ${mk:-?}, the guest's OPEN of the marker), $nd of them naming it"
-			[[ -n $mk ]] || fail "dsfail: the guest's OPEN of dsdown-v${FVERS[0]} is not in the capture"
+			log "dsfail: $nl LAYOUTGET replies after the MDS took the dead server out of service (the marker, $(date -d "@${mk%.*}" +%T 2>/dev/null)), $nd of them naming it"
+			[[ -n $mk ]] || fail "dsfail: no marker time ($PW/marker-time): the host never dropped the marker"
 			((nd == 0)) || fail "dsfail: $nd LAYOUTGET replies after the MDS took the dead data server out of service still name it (see $PW/layouts-after.txt)"
 			# The first report in full, for the record.
 			tshark -r "$PCAP" "${TD[@]}" -Y "frame.number == $first" -O nfs 2>/dev/null | sed -n '/^Network File System/,$p' >"$PW/error-report-first.txt" || true
