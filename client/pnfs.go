@@ -438,7 +438,10 @@ func (l *heldLayout) stripe(m int, off uint64, n int) (*dsTarget, int) {
 
 // ReadAt reads into dst at off: from the first mirror's data server, or
 // through the MDS without a usable layout. A short read (a stripe edge,
-// rsize, eof) returns fewer bytes, as READ does.
+// rsize, eof) returns fewer bytes, as READ does. With striping, eof is
+// said only when the data server holding off has nothing there: a data
+// file's end is not the file's, and a hole at a stripe's place reads as
+// the end of file (the caller knows the size it expects).
 func (f *PNFSFile) ReadAt(ctx context.Context, dst []byte, off uint64) (int, bool, error) {
 	l, _ := f.layout(ctx)
 	if l != nil && l.ff.Flags&FFFlagNoReadIO == 0 {
@@ -450,6 +453,11 @@ func (f *PNFSFile) ReadAt(ctx context.Context, dst []byte, off uint64) (int, boo
 		if err == nil {
 			t.conn.st.reads.Add(1)
 			t.conn.st.readBytes.Add(uint64(got))
+			if len(l.mirrors[0]) > 1 && got > 0 {
+				// One stripe's data file ends where that stripe
+				// does: the file goes on on the next server.
+				eof = false
+			}
 			return got, eof, nil
 		}
 		if ctx.Err() != nil {
