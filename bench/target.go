@@ -22,8 +22,9 @@ type Target struct {
 	ServerPID int    // server process for CPU accounting; 0: unknown
 
 	conns     []*client.Client
-	dir       []byte    // handle of the benchmark directory
-	graceOnce sync.Once // "server in grace period" is said once
+	pnfs      []*client.PNFS // one per connection with pNFS on (pnfs.go)
+	dir       []byte         // handle of the benchmark directory
+	graceOnce sync.Once      // "server in grace period" is said once
 }
 
 // Label is the target's name in output.
@@ -37,9 +38,14 @@ func (t *Target) Label() string {
 // Connect opens n connections (one session each) and finds or makes the
 // benchmark directory sub under the export.
 func (t *Target) Connect(ctx context.Context, cfg *Config) error {
+	back, err := t.wantBackChannel(ctx, cfg)
+	if err != nil {
+		return dialError(t.Addr, err)
+	}
 	for range cfg.Conns {
-		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: cfg.BackChannel, NoHoleFill: cfg.NoVerify,
-			GraceWait: cfg.GraceWait, OnGrace: func() {
+		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: back, NoHoleFill: cfg.NoVerify,
+			ExchangeFlags: exchangeFlags(cfg.PNFS),
+			GraceWait:     cfg.GraceWait, OnGrace: func() {
 				t.graceOnce.Do(func() { cfg.warn("server in grace period: waiting (%s, at most %v)", t.Label(), cfg.GraceWait) })
 			}})
 		if err != nil {
@@ -47,6 +53,10 @@ func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 			return dialError(t.Addr, err)
 		}
 		t.conns = append(t.conns, c)
+	}
+	if err := t.setupPNFS(cfg); err != nil {
+		t.Close()
+		return err
 	}
 	root, err := t.conns[0].LookupPath(ctx, t.Export)
 	if err != nil {
@@ -81,8 +91,28 @@ func (t *Target) awaitGrace(ctx context.Context) error {
 	return c.Remove(ctx, t.dir, graceProbe)
 }
 
+// wantBackChannel says whether the connections ask for a back channel:
+// with --back-channel, and with pNFS, for CB_LAYOUTRECALL. In auto mode a
+// first connection, closed at once, finds whether the server is a pNFS
+// MDS, so that servers that are not get the same sessions as before.
+func (t *Target) wantBackChannel(ctx context.Context, cfg *Config) (bool, error) {
+	switch {
+	case cfg.BackChannel || cfg.PNFS == PNFSOn:
+		return true, nil
+	case cfg.PNFS != PNFSAuto:
+		return false, nil
+	}
+	c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: 1, ExchangeFlags: exchangeFlags(cfg.PNFS), GraceWait: cfg.GraceWait})
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	return c.ExchangeFlags()&nfs4.ExchgIDUsePNFSMDS != 0, nil
+}
+
 // Close ends every connection.
 func (t *Target) Close() {
+	t.closePNFS()
 	for _, c := range t.conns {
 		c.Close()
 	}
