@@ -56,6 +56,9 @@ type PNFSOptions struct {
 	// RetryAfter is how long after LAYOUTTRYLATER (or a recall) the
 	// client waits before asking for a layout again; 0: 1 s.
 	RetryAfter time.Duration
+	// ReturnStats puts an ff_iostats4 per data server (RFC 8435 section
+	// 9.2) in every LAYOUTRETURN, as the Linux client does on return.
+	ReturnStats bool
 }
 
 // NewPNFS returns a pNFS driver over the MDS client mds. The MDS client
@@ -269,6 +272,9 @@ type dsTarget struct {
 	rsize    uint32
 	wsize    uint32
 	unstable atomic.Bool // written UNSTABLE since its last COMMIT
+	// What went through this layout to this data server, for
+	// ff_iostats4 and LAYOUTSTATS.
+	reads, readBytes, writes, writeBytes atomic.Uint64
 }
 
 // heldLayout is a layout a PNFSFile holds.
@@ -278,6 +284,7 @@ type heldLayout struct {
 	ff            FFLayout
 	mirrors       [][]*dsTarget // [mirror][stripe]
 	iomode        uint32
+	got           time.Time
 	retired       atomic.Bool
 	// wrote, lastWrite: what LAYOUTCOMMIT must tell the MDS.
 	mu        sync.Mutex
@@ -358,7 +365,7 @@ func (p *PNFS) getLayout(ctx context.Context, f *File, iomode uint32) (*heldLayo
 	if err != nil {
 		return nil, err
 	}
-	l := &heldLayout{sid: res.Stateid, returnOnClose: res.ReturnOnClose, ff: ff, iomode: res.Segments[0].IOMode}
+	l := &heldLayout{sid: res.Stateid, returnOnClose: res.ReturnOnClose, ff: ff, iomode: res.Segments[0].IOMode, got: time.Now()}
 	if err = p.attach(ctx, l); err != nil {
 		// A layout the client cannot use goes back at once, with the
 		// reason when a data server would not answer.
@@ -453,6 +460,8 @@ func (f *PNFSFile) ReadAt(ctx context.Context, dst []byte, off uint64) (int, boo
 		if err == nil {
 			t.conn.st.reads.Add(1)
 			t.conn.st.readBytes.Add(uint64(got))
+			t.reads.Add(1)
+			t.readBytes.Add(uint64(got))
 			if len(l.mirrors[0]) > 1 && got > 0 {
 				// One stripe's data file ends where that stripe
 				// does: the file goes on on the next server.
@@ -509,6 +518,8 @@ func (f *PNFSFile) writeMirrors(ctx context.Context, l *heldLayout, data []byte,
 		}
 		t.conn.st.writes.Add(1)
 		t.conn.st.writeBytes.Add(uint64(res.Count))
+		t.writes.Add(1)
+		t.writeBytes.Add(uint64(res.Count))
 		if res.Committed != nfs4.FileSync4 {
 			t.unstable.Store(true)
 		}
@@ -665,8 +676,15 @@ func (p *PNFS) retire(ctx context.Context, fh []byte, l *heldLayout) error {
 // reports, if any.
 func (p *PNFS) returnLayout(ctx context.Context, fh []byte, l *heldLayout) error {
 	a := &LayoutReturnArgs{Type: LayoutFlexFiles, IOMode: IOModeAny, Length: LengthAll, Stateid: l.sid}
+	var r FFLayoutReturn
 	if len(l.errs) > 0 {
-		a.Report = &FFLayoutReturn{IOErrs: []FFIOErr{{Length: LengthAll, Stateid: l.sid, Errors: l.errs}}}
+		r.IOErrs = []FFIOErr{{Length: LengthAll, Stateid: l.sid, Errors: l.errs}}
+	}
+	if p.opts.ReturnStats {
+		r.IOStats = l.iostats()
+	}
+	if len(r.IOErrs)+len(r.IOStats) > 0 {
+		a.Report = &r
 	}
 	_, _, err := p.mds.LayoutReturn(ctx, fh, a)
 	if IsStatus(err, ErrNoMatchingLayout) {
@@ -696,4 +714,58 @@ func (f *PNFSFile) Close(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// iostats is an ff_iostats4 for each data server of l that did I/O.
+func (l *heldLayout) iostats() []FFIOStats {
+	var out []FFIOStats
+	d := time.Since(l.got)
+	for _, row := range l.mirrors {
+		for _, t := range row {
+			s := t.iostat(l.sid, d)
+			if s.Read.Count+s.Write.Count > 0 {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// iostat is ff_iostats4 for t (the client keeps no latencies: the
+// ff_io_latency4 carry counts only).
+func (t *dsTarget) iostat(sid nfs4.Stateid, d time.Duration) FFIOStats {
+	r := IOInfo{Count: t.reads.Load(), Bytes: t.readBytes.Load()}
+	w := IOInfo{Count: t.writes.Load(), Bytes: t.writeBytes.Load()}
+	ua, _ := HostPortToUaddr(t.addr)
+	netid := "tcp"
+	if strings.Count(ua, ":") > 0 {
+		netid = "tcp6"
+	}
+	return FFIOStats{Length: LengthAll, Stateid: sid, Read: r, Write: w, Device: t.dev,
+		Update: FFLayoutUpdate{
+			Addr: NetAddr{Netid: netid, Addr: ua}, FH: t.fh,
+			Read:     FFIOLatency{OpsRequested: r.Count, BytesRequested: r.Bytes, OpsCompleted: r.Count, BytesCompleted: r.Bytes},
+			Write:    FFIOLatency{OpsRequested: w.Count, BytesRequested: w.Bytes, OpsCompleted: w.Count, BytesCompleted: w.Bytes},
+			Duration: Time{Sec: int64(d / time.Second), Nsec: uint32(d % time.Second)},
+		}}
+}
+
+// SendStats reports the I/O of the layout held to the MDS with one
+// LAYOUTSTATS per data server that did I/O (RFC 7862 section 15.7), as
+// the Linux client does every ffl_stats_collect_hint seconds.
+func (f *PNFSFile) SendStats(ctx context.Context) error {
+	f.mu.Lock()
+	l := f.lay
+	f.mu.Unlock()
+	if l == nil {
+		return nil
+	}
+	for _, s := range l.iostats() {
+		err := f.p.mds.LayoutStats(ctx, f.F.FH, &LayoutStatsArgs{Offset: s.Offset, Length: s.Length, Stateid: s.Stateid,
+			Read: s.Read, Write: s.Write, Device: s.Device, Update: s.Update})
+		if err != nil {
+			return fmt.Errorf("LAYOUTSTATS: %w", err)
+		}
+	}
+	return nil
 }

@@ -38,6 +38,7 @@ type pfake struct {
 	commits      []uint64 // loca_last_write_offset of each LAYOUTCOMMIT
 	returns      [][]byte // lrf_body of each LAYOUTRETURN
 	errors       [][]byte // lea_errors of each LAYOUTERROR, raw
+	stats        [][]byte // LAYOUTSTATS4args after the stateid, raw
 	// DS: the uid it wants, and a status for every WRITE.
 	wantUID   uint32
 	failWrite nfs4.Status
@@ -132,6 +133,9 @@ func (s *pfake) snap() *pfake {
 	}
 	for _, r := range s.errors {
 		c.errors = append(c.errors, clone(r))
+	}
+	for _, r := range s.stats {
+		c.stats = append(c.stats, clone(r))
 	}
 	return c
 }
@@ -273,7 +277,7 @@ func (s *pfake) op(op, uid uint32, fh *string, d *xdr.Decoder, e *xdr.Encoder) n
 		sid.Encode(e)
 	case nfs4.OpRead, nfs4.OpWrite, nfs4.OpCommit:
 		return s.io(op, uid, *fh, d, e)
-	case nfs4.OpLayoutget, nfs4.OpGetdeviceinfo, nfs4.OpLayoutcommit, nfs4.OpLayoutreturn, nfs4.OpLayouterror:
+	case nfs4.OpLayoutget, nfs4.OpGetdeviceinfo, nfs4.OpLayoutcommit, nfs4.OpLayoutreturn, nfs4.OpLayouterror, nfs4.OpLayoutstats:
 		if !s.mds {
 			return fail(nfs4.ErrNotsupp)
 		}
@@ -411,6 +415,13 @@ func (s *pfake) layoutOp(op uint32, d *xdr.Decoder, e *xdr.Encoder) nfs4.Status 
 		d.Skip(8 + 8 + 16)
 		n := d.ArrayLen(16, 24)
 		s.errors = append(s.errors, clone(d.Fixed(24*n)))
+		e.Uint32(0)
+	case nfs4.OpLayoutstats:
+		d.Skip(8 + 8 + 16)
+		rest := d.Rest()
+		d.Skip(32 + 16 + 4)
+		d.Opaque(4096)
+		s.stats = append(s.stats, clone(rest[:len(rest)-d.Remaining()]))
 		e.Uint32(0)
 	}
 	return 0
@@ -734,5 +745,40 @@ func TestPNFSLayoutRecall(t *testing.T) {
 	pnfsWriteAll(t, s.f, pattern(5000), nfs4.FileSync4)
 	if s.mds.count("LAYOUTGET") != 2 || s.p.Fallbacks() != 0 {
 		t.Fatalf("LAYOUTGETs %d fallbacks %d", s.mds.count("LAYOUTGET"), s.p.Fallbacks())
+	}
+}
+
+func TestPNFSStats(t *testing.T) {
+	s := newPNFSSetup(t, 2, 0, [][]int{{0}, {1}}, PNFSOptions{ReturnStats: true})
+	m := s.mds.snap
+	pnfsWriteAll(t, s.f, pattern(3000), nfs4.FileSync4)
+	pnfsReadAll(t, s.f, 3000)
+	if err := s.f.SendStats(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// One LAYOUTSTATS per data server: io_info4 read, write, the device,
+	// then lou_type and the ff_layoutupdate4 as lou_body.
+	st := m().stats
+	if len(st) != 2 {
+		t.Fatalf("%d LAYOUTSTATS", len(st))
+	}
+	dev0 := testDevice(0)
+	want := w{}.u64(1, 3000, 1, 3000).raw(string(dev0[:])).u32(LayoutFlexFiles)
+	if !bytes.HasPrefix(st[0], want) {
+		t.Fatalf("LAYOUTSTATS for data server 0: %x", st[0])
+	}
+	if err := s.f.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := DecodeFFLayoutReturn(m().returns[0])
+	if err != nil || len(r.IOErrs) != 0 || len(r.IOStats) != 2 {
+		t.Fatalf("ff_layoutreturn4 %+v %v", r, err)
+	}
+	for i, x := range r.IOStats {
+		reads := uint64(1 - i) // READs go to the first mirror only
+		if x.Device != testDevice(i) || x.Write != (IOInfo{1, 3000}) || x.Read != (IOInfo{reads, 3000 * reads}) ||
+			x.Stateid != lsid || x.Update.Addr.Netid != "tcp" || string(x.Update.FH) != fmt.Sprintf("fh-on-%d", i) {
+			t.Fatalf("ff_iostats4 %d: %+v", i, x)
+		}
 	}
 }
