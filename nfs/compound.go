@@ -28,6 +28,8 @@ type compound struct {
 	cfh, sfh   *node
 	cur, saved nfs4.Stateid
 	hasCur     bool
+	op         uint32  // the op running, and
+	opFlags    opFlags // its flags in the table (resolveSid, setCur)
 	hasSaved   bool
 	sess       *session
 	conn       *Conn
@@ -203,6 +205,7 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) nfs4.Status {
 	bodyPos := c.e.Pos()
 	segs, reads := len(c.rep.segs), len(c.rep.Reads)
 	c.more = more
+	c.op, c.opFlags = op, info.flags
 	c.beginOp()
 	if info.flags&opKeepsMemo == 0 {
 		c.memo.n = nil
@@ -326,12 +329,25 @@ func decodeStateidArgs(d *xdr.Decoder) stateidArgs {
 	return stateidArgs{stateid: nfs4.DecodeStateid(d)}
 }
 
-// setCur sets the current stateid (RFC 8881 section 16.2.3.1.2).
-func (c *compound) setCur(sid nfs4.Stateid) { c.cur, c.hasCur = sid, true }
+// setCur sets the current stateid (RFC 8881 section 16.2.3.1.2), for the
+// ops the table marks opSetsCurSid.
+func (c *compound) setCur(sid nfs4.Stateid) {
+	if curSidCheck != nil {
+		curSidCheck(c.op, c.opFlags, opSetsCurSid)
+	}
+	if c.opFlags&opSetsCurSid != 0 {
+		c.cur, c.hasCur = sid, true
+	}
+}
 
-// resolveSid replaces the special "current stateid" with the real one.
+// resolveSid replaces the special "current stateid" with the real one,
+// for the ops the table marks opUsesCurSid; for others it stays the
+// special value, which no state matches (NFS4ERR_BAD_STATEID).
 func (c *compound) resolveSid(sid nfs4.Stateid) (nfs4.Stateid, nfs4.Status) {
-	if sid == nfs4.CurrentStateid {
+	if curSidCheck != nil {
+		curSidCheck(c.op, c.opFlags, opUsesCurSid)
+	}
+	if sid == nfs4.CurrentStateid && c.opFlags&opUsesCurSid != 0 {
 		if !c.hasCur {
 			return sid, nfs4.ErrBadStateid
 		}
@@ -339,6 +355,12 @@ func (c *compound) resolveSid(sid nfs4.Stateid) (nfs4.Stateid, nfs4.Status) {
 	}
 	return sid, nfs4.OK
 }
+
+// curSidCheck, when set (by tests), is told of every setCur and
+// resolveSid with the running op's flags and the flag the call needs, so
+// a handler that uses the current stateid without the table saying so
+// fails the tests (optable_test.go).
+var curSidCheck func(op uint32, have, need opFlags)
 
 // room is how many more reply bytes the session allows.
 func (c *compound) room() int {

@@ -94,6 +94,16 @@ const (
 	// opUntimed: so cheap that reading the clock would cost as much as the
 	// op; metrics count it and give its time to the op after it.
 	opUntimed
+	// opUsesCurSid: a stateid argument may be the special "current
+	// stateid" (RFC 8881 section 16.2.3.1.2), which resolveSid replaces
+	// with the one an earlier op set; for any other op it stays the
+	// special value and is refused as a bad stateid (knfsd's
+	// op_get_currentstateid).
+	opUsesCurSid
+	// opSetsCurSid: the stateid the op returns becomes the current
+	// stateid (knfsd's op_set_currentstateid); setCur does nothing for
+	// other ops.
+	opSetsCurSid
 )
 
 // compoundErrSlack is room kept after a modifying op when more ops follow,
@@ -130,14 +140,14 @@ const (
 var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpAccess: {name: "ACCESS", flags: opNeedFH | opInline | opByFD | opKeepsMemo, run: opAccess,
 		rsize: fixed(8), args: fixedArgs(decodeAccess)},
-	nfs4.OpClose: {name: "CLOSE", flags: opNeedFH | opModifies | opInline, run: opClose,
+	nfs4.OpClose: {name: "CLOSE", flags: opNeedFH | opModifies | opInline | opUsesCurSid, run: opClose,
 		rsize: fixed(stateidLen), args: fixedArgs(decodeClose)},
 	nfs4.OpCommit: {name: "COMMIT", flags: opNeedFH | opModifies, run: opCommit,
 		rsize: fixed(verifierLen), args: fixedArgs(decodeCommit)},
 	nfs4.OpCreate: {name: "CREATE", flags: opNeedFH | opModifies | opChangesFS, run: opCreate,
 		rsize: fixed(changeInfoLen + bitmapMax), args: argsOf(decodeCreate)},
 	nfs4.OpDelegPurge: {name: "DELEGPURGE", run: opDelegPurge, rsize: fixed(0), args: fixedArgs(decodeClientidArgs)},
-	nfs4.OpDelegReturn: {name: "DELEGRETURN", flags: opNeedFH | opModifies, run: opDelegReturn,
+	nfs4.OpDelegReturn: {name: "DELEGRETURN", flags: opNeedFH | opModifies | opUsesCurSid, run: opDelegReturn,
 		rsize: fixed(0), args: fixedArgs(decodeStateidArgs)},
 	nfs4.OpGetattr: {name: "GETATTR", flags: opNeedFH | opInline | opByFD | opKeepsMemo, run: opGetattr,
 		rsize: getattrRsize, args: argsOf(decodeGetattr), scan: scanGetattr},
@@ -145,21 +155,21 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 		rsize: fixed(4 + nfs4.FHSize), args: noArgs},
 	nfs4.OpLink: {name: "LINK", flags: opNeedFH | opModifies | opChangesFS | opChangesFile, run: opLink,
 		rsize: fixed(changeInfoLen), args: argsOf(decodeLink)},
-	nfs4.OpLock: {name: "LOCK", flags: opNeedFH | opModifies, run: opLock,
+	nfs4.OpLock: {name: "LOCK", flags: opNeedFH | opModifies | opUsesCurSid | opSetsCurSid, run: opLock,
 		rsize: fixed(max(stateidLen, lockDeniedMax)), args: argsOf(decodeLock)},
 	nfs4.OpLockt: {name: "LOCKT", flags: opNeedFH, run: opLockt,
 		rsize: fixed(lockDeniedMax), args: argsOf(decodeLockt)},
-	nfs4.OpLocku: {name: "LOCKU", flags: opNeedFH | opModifies, run: opLocku,
+	nfs4.OpLocku: {name: "LOCKU", flags: opNeedFH | opModifies | opUsesCurSid | opSetsCurSid, run: opLocku,
 		rsize: fixed(stateidLen), args: fixedArgs(decodeLocku)},
 	nfs4.OpLookup: {name: "LOOKUP", flags: opNeedFH, run: opLookup, rsize: fixed(0),
 		args: argsOf(decodeLookup), scan: scanLookup},
 	nfs4.OpLookupp: {name: "LOOKUPP", flags: opNeedFH, run: opLookupp, rsize: fixed(0), args: noArgs},
 	nfs4.OpNverify: {name: "NVERIFY", flags: opNeedFH, run: opNverify, rsize: fixed(0), args: argsOf(decodeVerify)},
-	nfs4.OpOpen: {name: "OPEN", flags: opNeedFH | opModifies | opChangesFile, run: opOpen,
+	nfs4.OpOpen: {name: "OPEN", flags: opNeedFH | opModifies | opChangesFile | opSetsCurSid, run: opOpen,
 		rsize: fixed(stateidLen + changeInfoLen + 4 + bitmapMax + openDelegMax), args: argsOf(decodeOpen)},
 	nfs4.OpOpenattr:    {name: "OPENATTR", run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpOpenConfirm: {name: "OPEN_CONFIRM", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only (RFC 8881 section 18: MUST NOT in 4.1)
-	nfs4.OpOpenDowngrade: {name: "OPEN_DOWNGRADE", flags: opNeedFH | opModifies, run: opOpenDowngrade,
+	nfs4.OpOpenDowngrade: {name: "OPEN_DOWNGRADE", flags: opNeedFH | opModifies | opUsesCurSid | opSetsCurSid, run: opOpenDowngrade,
 		rsize: fixed(stateidLen), args: fixedArgs(decodeOpenDowngrade)},
 	nfs4.OpPutfh: {name: "PUTFH", flags: opInline | opUntimed, run: opPutfh, rsize: fixed(0),
 		args: argsOf(decodePutfh), scan: scanPutfh},
@@ -167,7 +177,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 		args: noArgs, scan: scanRootfh},
 	nfs4.OpPutrootfh: {name: "PUTROOTFH", flags: opInline | opUntimed, run: opPutrootfh, rsize: fixed(0),
 		args: noArgs, scan: scanRootfh},
-	nfs4.OpRead: {name: "READ", flags: opNeedFH | opInline | opByFD | opDataReply, run: opRead,
+	nfs4.OpRead: {name: "READ", flags: opNeedFH | opInline | opByFD | opDataReply | opUsesCurSid, run: opRead,
 		rsize: readRsize, args: fixedArgs(decodeRead)},
 	nfs4.OpReaddir: {name: "READDIR", flags: opNeedFH, run: opReaddir,
 		rsize: readdirRsize, args: argsOf(decodeReaddir)},
@@ -184,12 +194,12 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 		args: noArgs, scan: scanSavefh},
 	nfs4.OpSecinfo: {name: "SECINFO", flags: opNeedFH, run: opSecinfo,
 		rsize: fixed(secinfoMax), args: argsOf(decodeSecinfo)},
-	nfs4.OpSetattr:            {name: "SETATTR", flags: opModifies | opChangesFile, run: opSetattr, rsize: fixed(bitmapMax)},
+	nfs4.OpSetattr:            {name: "SETATTR", flags: opModifies | opChangesFile | opUsesCurSid, run: opSetattr, rsize: fixed(bitmapMax)},
 	nfs4.OpSetclientid:        {name: "SETCLIENTID", run: opNotsupp, rsize: fixed(0)},         // NFSv4.0 only
 	nfs4.OpSetclientidConfirm: {name: "SETCLIENTID_CONFIRM", run: opNotsupp, rsize: fixed(0)}, // NFSv4.0 only
 	nfs4.OpVerify: {name: "VERIFY", flags: opNeedFH, run: opVerify,
 		rsize: fixed(0), args: argsOf(decodeVerify)},
-	nfs4.OpWrite: {name: "WRITE", flags: opNeedFH | opModifies | opChangesFS, run: opWrite,
+	nfs4.OpWrite: {name: "WRITE", flags: opNeedFH | opModifies | opChangesFS | opUsesCurSid, run: opWrite,
 		rsize: fixed(4 + 4 + verifierLen), args: argsOf(decodeWrite), dataAt: writeDataAt},
 	// RELEASE_LOCKOWNER is NFSv4.0 only: RFC 8881 marks it MUST NOT
 	// implement for 4.1, where FREE_STATEID and CLOSE do its work.
@@ -207,7 +217,7 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpCreateSession: {name: "CREATE_SESSION", minor: 1, flags: opSessionless | opModifies, run: opCreateSession, rsize: fixed(nfs4.SessionIDSize + 4 + 4 + 2*(6*4+4+4))},
 	nfs4.OpDestroySession: {name: "DESTROY_SESSION", minor: 1, flags: opSessionless | opModifies, run: opDestroySession,
 		rsize: fixed(0), args: fixedArgs(decodeDestroySession)},
-	nfs4.OpFreeStateid: {name: "FREE_STATEID", minor: 1, flags: opModifies, run: opFreeStateid,
+	nfs4.OpFreeStateid: {name: "FREE_STATEID", minor: 1, flags: opModifies | opUsesCurSid, run: opFreeStateid,
 		rsize: fixed(0), args: fixedArgs(decodeStateidArgs)},
 	nfs4.OpGetDirDelegation: {name: "GET_DIR_DELEGATION", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpGetdeviceinfo:    {name: "GETDEVICEINFO", minor: 1, run: opNotsupp, rsize: fixed(0)},
@@ -228,15 +238,15 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpReclaimComplete: {name: "RECLAIM_COMPLETE", minor: 1, flags: opModifies, run: opReclaimComplete,
 		rsize: fixed(0), args: fixedArgs(decodeReclaimComplete)},
 
-	nfs4.OpAllocate: {name: "ALLOCATE", minor: 2, flags: opNeedFH | opModifies | opChangesFS, run: opAllocate,
+	nfs4.OpAllocate: {name: "ALLOCATE", minor: 2, flags: opNeedFH | opModifies | opChangesFS | opUsesCurSid, run: opAllocate,
 		rsize: fixed(0), args: fixedArgs(decodeAllocate)},
 	// COPY4res: write_response4 (the callback id of an asynchronous
 	// copy, count, committed, verifier) and copy_requirements4; on
 	// NFS4ERR_OFFLOAD_NO_REQS only the requirements.
-	nfs4.OpCopy: {name: "COPY", minor: 2, flags: opNeedFH | opModifies | opChangesFS, run: opCopy,
+	nfs4.OpCopy: {name: "COPY", minor: 2, flags: opNeedFH | opModifies | opChangesFS | opUsesCurSid, run: opCopy,
 		rsize: fixed((4 + stateidLen) + 8 + 4 + verifierLen + 4 + 4), args: argsOf(decodeCopy)},
 	nfs4.OpCopyNotify: {name: "COPY_NOTIFY", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpDeallocate: {name: "DEALLOCATE", minor: 2, flags: opNeedFH | opModifies | opChangesFS, run: opDeallocate,
+	nfs4.OpDeallocate: {name: "DEALLOCATE", minor: 2, flags: opNeedFH | opModifies | opChangesFS | opUsesCurSid, run: opDeallocate,
 		rsize: fixed(0), args: fixedArgs(decodeAllocate)},
 	nfs4.OpIOAdvise:    {name: "IO_ADVISE", minor: 2, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpLayouterror: {name: "LAYOUTERROR", minor: 2, run: opNotsupp, rsize: fixed(0)},
@@ -246,12 +256,12 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	// OFFLOAD_STATUS4resok: count and an optional completion status.
 	nfs4.OpOffloadStatus: {name: "OFFLOAD_STATUS", minor: 2, flags: opNeedFH, run: opOffloadStatus,
 		rsize: fixed(8 + 4 + 4), args: fixedArgs(decodeStateidArgs)},
-	nfs4.OpReadPlus: {name: "READ_PLUS", minor: 2, flags: opNeedFH | opInline | opByFD | opDataReply, run: opReadPlus,
+	nfs4.OpReadPlus: {name: "READ_PLUS", minor: 2, flags: opNeedFH | opInline | opByFD | opDataReply | opUsesCurSid, run: opReadPlus,
 		rsize: readPlusRsize, args: fixedArgs(decodeRead), scan: scanReadPlus},
-	nfs4.OpSeek: {name: "SEEK", minor: 2, flags: opNeedFH, run: opSeek,
+	nfs4.OpSeek: {name: "SEEK", minor: 2, flags: opNeedFH | opUsesCurSid, run: opSeek,
 		rsize: fixed(4 + 8), args: fixedArgs(decodeSeek)},
 	nfs4.OpWriteSame: {name: "WRITE_SAME", minor: 2, flags: opModifies | opChangesFS, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpClone: {name: "CLONE", minor: 2, flags: opNeedFH | opModifies | opChangesFS, run: opClone,
+	nfs4.OpClone: {name: "CLONE", minor: 2, flags: opNeedFH | opModifies | opChangesFS | opUsesCurSid, run: opClone,
 		rsize: fixed(0), args: fixedArgs(decodeCopyArgs)},
 
 	// RFC 8276 extended attributes, an extension of NFSv4.2.

@@ -23,7 +23,15 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		rsizeCheck = recordRsize // not while benchmarking: it costs a peek per op
 	}
+	curSidCheck = recordCurSid
 	code := m.Run()
+	if bad := curSidViolations(); len(bad) > 0 {
+		fmt.Fprintln(os.Stderr, "ops using the current stateid without the table's flag:")
+		for _, b := range bad {
+			fmt.Fprintln(os.Stderr, "  ", b)
+		}
+		code = 1
+	}
 	if bad := rsizeViolations(); len(bad) > 0 {
 		fmt.Fprintln(os.Stderr, "reply-size estimates below the actual result:")
 		for _, b := range bad {
@@ -32,6 +40,41 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+var curSidBad struct {
+	mu  sync.Mutex
+	ops map[string]bool
+}
+
+// recordCurSid notes a handler that set or resolved the current stateid
+// in an op the table does not mark for it (setCur and resolveSid then
+// ignore it, so the op's tests fail too, but this names the op).
+func recordCurSid(op uint32, have, need opFlags) {
+	if have&need != 0 {
+		return
+	}
+	curSidBad.mu.Lock()
+	defer curSidBad.mu.Unlock()
+	if curSidBad.ops == nil {
+		curSidBad.ops = map[string]bool{}
+	}
+	name := "opUsesCurSid"
+	if need == opSetsCurSid {
+		name = "opSetsCurSid"
+	}
+	curSidBad.ops[OpName(op)+" lacks "+name] = true
+}
+
+func curSidViolations() []string {
+	curSidBad.mu.Lock()
+	defer curSidBad.mu.Unlock()
+	var out []string
+	for s := range curSidBad.ops {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
 }
 
 var rsizeBad struct {
@@ -353,5 +396,58 @@ func TestRepTooBigToCacheBeforeModifying(t *testing.T) {
 	})
 	if st != nfs4.OK || !exists(t, filepath.Join(h2.dir, "d")) {
 		t.Fatalf("no cachethis: status %d", st)
+	}
+}
+
+// TestCurrentStateidByTable: the ops the table marks opUsesCurSid take
+// the stateid OPEN set (WRITE, READ and CLOSE in one COMPOUND, RFC 8881
+// section 16.2.3.1.2); an op without the flag (OFFLOAD_STATUS) takes the
+// special value literally and refuses it.
+func TestCurrentStateidByTable(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	open := func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpPutrootfh)
+		e.Uint32(nfs4.OpOpen)
+		e.Uint32(0)
+		e.Uint32(nfs4.ShareAccessBoth)
+		e.Uint32(nfs4.ShareDenyNone)
+		e.Uint64(h.clid)
+		e.String("o")
+		e.Uint32(nfs4.OpenCreate)
+		e.Uint32(nfs4.CreateUnchecked)
+		nfs4.Bitmap{}.Encode(e)
+		e.Uint32(0)
+		e.Uint32(nfs4.ClaimNull)
+		e.String("csid")
+	}
+	_, st := h.ops(5, func(e *xdr.Encoder) {
+		open(e)
+		e.Uint32(nfs4.OpWrite)
+		nfs4.CurrentStateid.Encode(e)
+		e.Uint64(0)
+		e.Uint32(nfs4.FileSync4)
+		e.Opaque([]byte("hello"))
+		e.Uint32(nfs4.OpRead)
+		nfs4.CurrentStateid.Encode(e)
+		e.Uint64(0)
+		e.Uint32(5)
+		e.Uint32(nfs4.OpClose)
+		e.Uint32(0)
+		nfs4.CurrentStateid.Encode(e)
+	})
+	if st != nfs4.OK {
+		t.Fatalf("OPEN, WRITE, READ, CLOSE on the current stateid: %d", st)
+	}
+	if opTable[nfs4.OpOffloadStatus].flags&opUsesCurSid != 0 {
+		t.Fatal("OFFLOAD_STATUS is expected without opUsesCurSid here")
+	}
+	_, st = h.ops(3, func(e *xdr.Encoder) {
+		open(e)
+		e.Uint32(nfs4.OpOffloadStatus)
+		nfs4.CurrentStateid.Encode(e)
+	})
+	if st != nfs4.ErrBadStateid {
+		t.Fatalf("OFFLOAD_STATUS of the current stateid: %d, want BAD_STATEID", st)
 	}
 }
