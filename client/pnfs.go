@@ -452,30 +452,43 @@ func (l *heldLayout) stripe(m int, off uint64, n int) (*dsTarget, int) {
 func (f *PNFSFile) ReadAt(ctx context.Context, dst []byte, off uint64) (int, bool, error) {
 	l, _ := f.layout(ctx)
 	if l != nil && l.ff.Flags&FFFlagNoReadIO == 0 {
-		t, n := l.stripe(0, off, len(dst))
-		if t.rsize > 0 {
-			n = min(n, int(t.rsize))
-		}
-		got, eof, err := t.conn.c.ReadInto(WithCred(ctx, t.cred), t.fh, t.sid, off, dst[:n])
-		if err == nil {
-			t.conn.st.reads.Add(1)
-			t.conn.st.readBytes.Add(uint64(got))
-			t.reads.Add(1)
-			t.readBytes.Add(uint64(got))
-			if len(l.mirrors[0]) > 1 && got > 0 {
-				// One stripe's data file ends where that stripe
-				// does: the file goes on on the next server.
-				eof = false
+		// The first mirror, and on an error the others (RFC 8435
+		// section 8.2: any mirror may be read), before the MDS.
+		for m := range l.mirrors {
+			n, eof, err := f.readMirror(ctx, l, m, dst, off)
+			if err == nil || ctx.Err() != nil {
+				return n, eof, err
 			}
-			return got, eof, nil
 		}
-		if ctx.Err() != nil {
-			return 0, false, err
-		}
-		f.failed(ctx, l, t, nfs4.OpRead, off, uint64(n), err)
 	}
 	f.p.fallbacks.Add(1)
 	return f.p.mds.ReadInto(ctx, f.F.FH, f.F.Stateid, off, dst)
+}
+
+// readMirror reads from mirror m's data server holding off; an error is
+// reported (failed).
+func (f *PNFSFile) readMirror(ctx context.Context, l *heldLayout, m int, dst []byte, off uint64) (int, bool, error) {
+	t, n := l.stripe(m, off, len(dst))
+	if t.rsize > 0 {
+		n = min(n, int(t.rsize))
+	}
+	got, eof, err := t.conn.c.ReadInto(WithCred(ctx, t.cred), t.fh, t.sid, off, dst[:n])
+	if err != nil {
+		if ctx.Err() == nil {
+			f.failed(ctx, l, t, nfs4.OpRead, off, uint64(n), err)
+		}
+		return 0, false, err
+	}
+	t.conn.st.reads.Add(1)
+	t.conn.st.readBytes.Add(uint64(got))
+	t.reads.Add(1)
+	t.readBytes.Add(uint64(got))
+	if len(l.mirrors[m]) > 1 && got > 0 {
+		// One stripe's data file ends where that stripe does: the
+		// file goes on on the next server.
+		eof = false
+	}
+	return got, eof, nil
 }
 
 // WriteAt writes data at off with the stability asked for: to every
@@ -502,9 +515,14 @@ func (f *PNFSFile) WriteAt(ctx context.Context, data []byte, off uint64, stable 
 // writeMirrors writes the same bytes to each mirror (RFC 8435 section
 // 8.1: the client writes every mirror) and returns the smallest count.
 func (f *PNFSFile) writeMirrors(ctx context.Context, l *heldLayout, data []byte, off uint64, stable uint32) (WriteRes, error) {
-	t0, n := l.stripe(0, off, len(data))
-	if t0.wsize > 0 {
-		n = min(n, int(t0.wsize))
+	// One piece that every mirror's stripe and wsize can take whole.
+	n := len(data)
+	for m := range l.mirrors {
+		t, k := l.stripe(m, off, n)
+		n = k
+		if t.wsize > 0 {
+			n = min(n, int(t.wsize))
+		}
 	}
 	var out WriteRes
 	for m := range l.mirrors {

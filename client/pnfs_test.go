@@ -782,3 +782,23 @@ func TestPNFSStats(t *testing.T) {
 		}
 	}
 }
+
+func TestPNFSReadOtherMirror(t *testing.T) {
+	s := newPNFSSetup(t, 2, 0, [][]int{{0}, {1}}, PNFSOptions{})
+	m := s.mds.snap
+	data := pattern(9000)
+	pnfsWriteAll(t, s.f, data, nfs4.FileSync4)
+	// Data server 0 now refuses the layout's owner, as after fencing.
+	s.ds[0].set(func(ds *pfake) { ds.wantUID = 4242 })
+	if got := pnfsReadAll(t, s.f, len(data)); !bytes.Equal(got, data) {
+		t.Fatal("read back differs")
+	}
+	dev := testDevice(0)
+	want := w{}.raw(string(dev[:])).u32(uint32(nfs4.ErrAccess), nfs4.OpRead)
+	if len(m().errors) != 1 || !bytes.Equal(m().errors[0], want) {
+		t.Fatalf("LAYOUTERROR reports %x", m().errors)
+	}
+	if s.ds[1].count("READ") == 0 || s.p.Fallbacks() != 0 {
+		t.Fatalf("second mirror READs %d, fallbacks %d", s.ds[1].count("READ"), s.p.Fallbacks())
+	}
+}
