@@ -1,0 +1,77 @@
+//go:build pnfs_merged
+
+// Build tag: this file needs the metadata-server role (package pnfs, the
+// layout operations in nfs) from the h-mds and h-dsm branches; drop the
+// tag once they are merged (go test -tags pnfs_merged until then).
+
+package bench
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/pnfs"
+)
+
+// serveConfig serves cfg in process on 127.0.0.1 until the test ends.
+func serveConfig(t *testing.T, cfg nfs.Config) string {
+	t.Helper()
+	srv, err := nfs.NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.NewPortable(srv, engine.Options{})
+	done := make(chan error, 1)
+	go func() { done <- eng.Serve(ln) }()
+	t.Cleanup(func() {
+		eng.Close()
+		<-done
+		srv.Close()
+	})
+	return ln.Addr().String()
+}
+
+// startMDS serves a metadata server over n in-process data servers.
+func startMDS(t *testing.T, n int) string {
+	t.Helper()
+	cfg := pnfs.Config{Logger: slog.New(slog.DiscardHandler), ProbeInterval: 100 * time.Millisecond, DialTimeout: time.Second}
+	for range n {
+		addr := serveConfig(t, nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, StateDir: t.TempDir()})
+		cfg.Servers = append(cfg.Servers, pnfs.ServerConfig{Addr: addr, Path: pnfs.DefaultPath})
+	}
+	pool, err := pnfs.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	return serveConfig(t, nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, StateDir: t.TempDir(), DataServers: pool})
+}
+
+// TestPNFSIOR: ior-easy and ior-hard through layouts put every byte on
+// the data servers, and the results count them per data server.
+func TestPNFSIOR(t *testing.T) {
+	addr := startMDS(t, 2)
+	cfg := tinyConfig()
+	cfg.Size = 4 << 20
+	cfg.PNFS = PNFSOn
+	for _, b := range []Builder{IOREasy, IORHard, RandRead} {
+		for _, r := range run(t, cfg, &Target{Addr: addr, Export: "/"}, b) {
+			var sum uint64
+			for _, d := range r.DataServers {
+				sum += d.ReadBytes + d.WriteBytes
+			}
+			if r.MDSFallbacks != 0 || sum != uint64(r.Bytes) || len(r.DataServers) == 0 {
+				t.Errorf("%s %s: %d bytes, %d to data servers %+v, %d through the MDS", r.Workload, r.Op, r.Bytes, sum, r.DataServers, r.MDSFallbacks)
+			}
+		}
+	}
+}
