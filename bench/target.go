@@ -122,7 +122,8 @@ func (t *Target) Close() {
 // Conn returns connection i modulo the count.
 func (t *Target) Conn(i int) *client.Client { return t.conns[i%len(t.conns)] }
 
-// Stats sums the connections' counters.
+// Stats sums the connections' counters, and the pNFS data-server
+// connections' bytes on the wire.
 func (t *Target) Stats() client.Stats {
 	var s client.Stats
 	for _, c := range t.conns {
@@ -133,6 +134,11 @@ func (t *Target) Stats() client.Stats {
 		s.ReadBytes += x.ReadBytes
 		s.ReadPlusDelivered += x.ReadPlusDelivered
 		s.WriteBytes += x.WriteBytes
+	}
+	for _, p := range t.pnfs {
+		out, in := p.WireBytes()
+		s.BytesSent += out
+		s.BytesReceived += in
 	}
 	return s
 }

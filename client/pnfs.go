@@ -102,6 +102,21 @@ func (p *PNFS) Stats() []DSStat {
 	return out
 }
 
+// WireBytes returns the bytes sent to and received from the data
+// servers, record marks included.
+func (p *PNFS) WireBytes() (sent, received uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		if dc := c.ready.Load(); dc != nil {
+			s := dc.Stats()
+			sent += s.BytesSent
+			received += s.BytesReceived
+		}
+	}
+	return sent, received
+}
+
 // Fallbacks returns how many READs and WRITEs went through the MDS
 // because no layout (or no working data server) was at hand.
 func (p *PNFS) Fallbacks() uint64 { return p.fallbacks.Load() }
@@ -117,8 +132,8 @@ func (p *PNFS) Close() error {
 	p.mu.Unlock()
 	var first error
 	for _, c := range conns {
-		if c.c != nil {
-			if err := c.c.Close(); err != nil && first == nil {
+		if dc := c.ready.Load(); dc != nil {
+			if err := dc.Close(); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -135,10 +150,11 @@ type dsDevice struct {
 
 // dsConn is the one connection to a data server address.
 type dsConn struct {
-	once sync.Once
-	c    *Client
-	err  error
-	st   dsCounters
+	once  sync.Once
+	c     *Client // set in once
+	err   error
+	ready atomic.Pointer[Client] // c, once dialed: for Close and WireBytes
+	st    dsCounters
 }
 
 type dsCounters struct {
@@ -252,6 +268,9 @@ func (p *PNFS) conn(ctx context.Context, d *dsDevice) (*dsConn, string, error) {
 			o.BackChannel = false
 			o.Callbacks = Callbacks{}
 			c.c, c.err = p.opts.Dial(ctx, addr, o)
+			if c.err == nil {
+				c.ready.Store(c.c)
+			}
 		})
 		if c.err == nil {
 			return c, addr, nil
