@@ -290,6 +290,41 @@ func DecodeGetdeviceinfoRes(d *xdr.Decoder) (layoutType uint32, body []byte, not
 	return layoutType, body, notify, nil
 }
 
+// EncodeGetdevicelist writes GETDEVICELIST (RFC 8881 section 18.41).
+func EncodeGetdevicelist(e *xdr.Encoder, layoutType, maxDevices uint32, cookie uint64, verf [nfs4.VerifierSize]byte) {
+	e.Uint32(nfs4.OpGetdevicelist)
+	e.Uint32(layoutType)
+	e.Uint32(maxDevices)
+	e.Uint64(cookie)
+	e.Fixed(verf[:])
+}
+
+// DeviceList is GETDEVICELIST4resok.
+type DeviceList struct {
+	Cookie  uint64
+	Verf    [nfs4.VerifierSize]byte
+	Devices []DeviceID
+	EOF     bool
+}
+
+// DecodeGetdevicelistRes reads GETDEVICELIST4resok.
+func DecodeGetdevicelistRes(d *xdr.Decoder) (DeviceList, error) {
+	var r DeviceList
+	r.Cookie = d.Uint64()
+	copy(r.Verf[:], d.Fixed(nfs4.VerifierSize))
+	n := d.ArrayLen(maxReports, nfs4.DeviceIDSize)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		var id DeviceID
+		copy(id[:], d.Fixed(nfs4.DeviceIDSize))
+		r.Devices = append(r.Devices, id)
+	}
+	r.EOF = d.Bool()
+	if err := d.Err(); err != nil {
+		return r, fmt.Errorf("GETDEVICELIST result: %w", err)
+	}
+	return r, nil
+}
+
 // DeviceError is device_error4 (RFC 7862 section 15.6.1).
 type DeviceError struct {
 	Device DeviceID

@@ -149,6 +149,24 @@ func TestDeviceAddrWire(t *testing.T) {
 	}
 }
 
+func TestGetdevicelistWire(t *testing.T) {
+	e := xdr.NewEncoder(0)
+	EncodeGetdevicelist(e, LayoutFlexFiles, 64, 7, [8]byte{'v', 'e', 'r', 'f'})
+	if want := (w{}).u32(nfs4.OpGetdevicelist, 4, 64).u64(7).raw("verf\x00\x00\x00\x00"); !bytes.Equal(e.AppendTo(nil), want) {
+		t.Fatalf("GETDEVICELIST args %x", e.AppendTo(nil))
+	}
+	res := w{}.u64(9).raw("verf2\x00\x00\x00").u32(2).raw(string(devA[:])).raw(string(devB[:])).u32(1)
+	r, err := DecodeGetdevicelistRes(xdr.NewDecoder(res))
+	if err != nil || r.Cookie != 9 || string(r.Verf[:5]) != "verf2" || !reflect.DeepEqual(r.Devices, []DeviceID{devA, devB}) || !r.EOF {
+		t.Fatalf("%+v %v", r, err)
+	}
+	for n := 0; n < len(res); n++ {
+		if _, err := DecodeGetdevicelistRes(xdr.NewDecoder(res[:n])); err == nil {
+			t.Fatalf("truncated at %d: no error", n)
+		}
+	}
+}
+
 func TestUaddr(t *testing.T) {
 	for _, c := range []struct{ ua, hp string }{
 		{"127.0.0.1.8.1", "127.0.0.1:2049"},
@@ -369,6 +387,7 @@ func FuzzDecodeLayoutResults(f *testing.F) {
 		DecodeGetdeviceinfoRes(xdr.NewDecoder(in))
 		DecodeLayoutcommitRes(xdr.NewDecoder(in))
 		DecodeLayoutreturnRes(xdr.NewDecoder(in))
+		DecodeGetdevicelistRes(xdr.NewDecoder(in))
 		UaddrToHostPort(string(in))
 	})
 }

@@ -68,6 +68,33 @@ func (c *Client) GetDeviceInfo(ctx context.Context, id DeviceID, layoutType uint
 	return body, err
 }
 
+// GetDeviceList returns every device of layoutType on fh's file system,
+// following the cookie until the server says eof (RFC 8881 section 18.41).
+func (c *Client) GetDeviceList(ctx context.Context, fh []byte, layoutType uint32) ([]DeviceID, error) {
+	var out []DeviceID
+	var cookie uint64
+	var verf [nfs4.VerifierSize]byte
+	for range 1000 {
+		var r DeviceList
+		err := c.fhOp(ctx, fh, nfs4.OpGetdevicelist, func(e *xdr.Encoder) { EncodeGetdevicelist(e, layoutType, 64, cookie, verf) }, func(d *xdr.Decoder) (err error) {
+			r, err = DecodeGetdevicelistRes(d)
+			return err
+		})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r.Devices...)
+		if r.EOF {
+			return out, nil
+		}
+		if len(r.Devices) == 0 {
+			return out, fmt.Errorf("GETDEVICELIST: no devices and no eof at cookie %d", cookie)
+		}
+		cookie, verf = r.Cookie, r.Verf
+	}
+	return out, fmt.Errorf("GETDEVICELIST: no eof after 1000 calls")
+}
+
 // FFDeviceInfo is GetDeviceInfo for a flexible-files device, decoded.
 func (c *Client) FFDeviceInfo(ctx context.Context, id DeviceID) (FFDeviceAddr, error) {
 	body, err := c.GetDeviceInfo(ctx, id, LayoutFlexFiles)

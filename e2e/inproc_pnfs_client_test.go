@@ -126,6 +126,15 @@ func TestPNFSClientRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ids, err := c.GetDeviceList(ctx, root, client.LayoutFlexFiles)
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("GETDEVICELIST: %x %v", ids, err)
+	}
+	for _, id := range ids {
+		if a, err := c.FFDeviceInfo(ctx, id); err != nil || len(a.Addrs) == 0 {
+			t.Fatalf("GETDEVICEINFO %x: %+v %v", id, a, err)
+		}
+	}
 	p := client.NewPNFS(c, client.PNFSOptions{ReturnStats: true})
 	defer p.Close()
 	want := map[string][]byte{"a": pnfsBytes(3<<20 + 4321), "b": pnfsBytes(1 << 20)}
