@@ -126,7 +126,17 @@ func TestPNFSClientRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, err := c.GetDeviceList(ctx, root, client.LayoutFlexFiles)
+	// GETDEVICELIST is NFSv4.1 only (RFC 7862 section 13: MUST NOT be
+	// implemented in 4.2).
+	if _, err := c.GetDeviceList(ctx, root, client.LayoutFlexFiles); !client.IsStatus(err, nfs4.ErrNotsupp) {
+		t.Fatalf("GETDEVICELIST in NFSv4.2: %v, want NFS4ERR_NOTSUPP", err)
+	}
+	c41, err := client.Dial(ctx, cl.mds, client.Options{Minor: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c41.Close()
+	ids, err := c41.GetDeviceList(ctx, root, client.LayoutFlexFiles)
 	if err != nil || len(ids) != 2 {
 		t.Fatalf("GETDEVICELIST: %x %v", ids, err)
 	}
