@@ -272,15 +272,22 @@ func TestPNFSClientRecall(t *testing.T) {
 }
 
 // A data server that refuses a read: the client reports it
-// (LAYOUTERROR), reads the other mirror, and the MDS takes the server out
+// (LAYOUTERROR, or LAYOUTRETURN's ff_ioerr4), reads the other mirror, and the MDS takes the server out
 // of service.
 func TestPNFSClientDataServerFails(t *testing.T) {
+	t.Run("LAYOUTERROR", func(t *testing.T) { dataServerFails(t, client.PNFSOptions{}) })
+	t.Run("LAYOUTRETURN", func(t *testing.T) { dataServerFails(t, client.PNFSOptions{ReportInReturn: true}) })
+}
+
+// dataServerFails is TestPNFSClientDataServerFails with the error
+// reported by LAYOUTERROR, or in LAYOUTRETURN's ff_ioerr4.
+func dataServerFails(t *testing.T, opts client.PNFSOptions) {
 	cl := startPNFSCluster(t, 2, 2)
 	c := dialMDS(t, cl.mds)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	root, _ := c.RootFH(ctx)
-	p := client.NewPNFS(c, client.PNFSOptions{})
+	p := client.NewPNFS(c, opts)
 	defer p.Close()
 	f, err := c.OpenCreate(ctx, root, "d", 0o644)
 	if err != nil {
