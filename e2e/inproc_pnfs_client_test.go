@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -37,6 +38,13 @@ type pnfsCluster struct {
 
 func startPNFSCluster(t *testing.T, nds, mirrors int) *pnfsCluster {
 	t.Helper()
+	return startPNFSClusterLease(t, nds, mirrors, 0)
+}
+
+// startPNFSClusterLease is startPNFSCluster with the MDS's lease in
+// seconds (0: the default).
+func startPNFSClusterLease(t *testing.T, nds, mirrors int, lease uint32) *pnfsCluster {
+	t.Helper()
 	c := &pnfsCluster{}
 	cfg := pnfs.Config{Mirrors: mirrors, Logger: slog.New(slog.DiscardHandler), ProbeInterval: 100 * time.Millisecond,
 		HoldDown: 200 * time.Millisecond, DialTimeout: time.Second, CallTimeout: 5 * time.Second}
@@ -53,7 +61,7 @@ func startPNFSCluster(t *testing.T, nds, mirrors int) *pnfsCluster {
 	}
 	t.Cleanup(func() { pool.Close() })
 	c.pool = pool
-	c.mds, _ = serve(t, testEngine(), nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, StateDir: t.TempDir(), DataServers: pool}, engine.Options{})
+	c.mds, _ = serve(t, testEngine(), nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, StateDir: t.TempDir(), DataServers: pool, LeaseTime: lease}, engine.Options{})
 	return c
 }
 
@@ -333,6 +341,55 @@ func dataServerFails(t *testing.T, opts client.PNFSOptions) {
 		t.Fatalf("%d data servers in service after the report, want 1", n)
 	}
 	pf.Close(ctx)
+}
+
+// Fencing (RFC 8435 section 14, issue 23 "Done means" 2): a client holding
+// a layout whose lease ends can no longer write the data file with the
+// layout's synthetic owner.
+func TestPNFSClientFencedAfterLease(t *testing.T) {
+	const lease = 2
+	cl := startPNFSClusterLease(t, 1, 1, lease)
+	c := dialMDS(t, cl.mds)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	root, _ := c.RootFH(ctx)
+	f, err := c.OpenCreate(ctx, root, "fenced", 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, l, err := c.FFLayoutGet(ctx, f.FH, client.IOModeRW, f.Stateid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := l.Mirrors[0].Servers[0]
+	a, err := c.FFDeviceInfo(ctx, s.Device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp, _ := client.UaddrToHostPort(a.Addrs[0].Addr)
+	ds, err := client.Dial(ctx, hp, client.Options{Minor: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	uid, _ := strconv.ParseUint(s.User, 10, 32)
+	gid, _ := strconv.ParseUint(s.Group, 10, 32)
+	as := client.WithCred(ctx, client.Cred{Machine: "fenced", UID: uint32(uid), GID: uint32(gid)})
+	if _, err := ds.Write(as, s.FHs[0], s.Stateid, 0, nfs4.FileSync4, []byte("before")); err != nil {
+		t.Fatalf("WRITE with the layout's owner before the lease ended: %v", err)
+	}
+	// The client goes silent (no SEQUENCE renews its lease) past the lease.
+	deadline := time.Now().Add(6 * lease * time.Second)
+	for {
+		time.Sleep(500 * time.Millisecond)
+		_, err = ds.Write(as, s.FHs[0], s.Stateid, 0, nfs4.FileSync4, []byte("after"))
+		if err != nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !client.IsStatus(err, nfs4.ErrAccess) && !client.IsStatus(err, nfs4.ErrPerm) {
+		t.Fatalf("WRITE with the layout's owner %d s after the lease ended: %v, want NFS4ERR_ACCESS", 6*lease, err)
+	}
 }
 
 func pnfsBytes(n int) []byte {
