@@ -48,6 +48,9 @@ func (s *Server) Inline(rec []byte) bool {
 		if info.flags&opByFD != 0 && info.scan == nil && !sc.fdOpen() {
 			return false // it would open cur by path first
 		}
+		if info.flags&opDataReply != 0 && s.mds != nil && !sc.plainData() {
+			return false // data on the data servers, or not known yet (pnfs_proxy.go)
+		}
 		if info.scan != nil {
 			if sc, ok = info.scan(sc, &d); !ok {
 				return false
@@ -79,6 +82,21 @@ var lookedUp = new(node)
 // A LOOKUP's child is not known to have one.
 func (sc *inlineScan) fdOpen() bool {
 	return sc.cur == nil || sc.cur != lookedUp && sc.cur.hasOpenFD()
+}
+
+// plainData reports whether cur's data is known to be in the export file,
+// not on the data servers of the metadata-server role: a READ of a file
+// with a layout waits for a data server, and loading the layout reads an
+// extended attribute. Only asked with the role on.
+func (sc *inlineScan) plainData() bool {
+	if sc.cur == nil {
+		return true
+	}
+	if sc.cur == lookedUp {
+		return false
+	}
+	l, known := sc.cur.layoutKnown()
+	return known && l == nil
 }
 
 // scanPutfh: a handle the node table does not hold goes to a worker.

@@ -75,6 +75,9 @@ func opCopy(c *compound) nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
+	if s := c.noLayoutOp(c.sfh, c.cfh); s != nfs4.OK {
+		return s
+	}
 	if !rest.synchronous && c.sess != nil && c.s.callable(c.sess.client) != nil {
 		return c.startAsyncCopy(&a, src, dst)
 	}

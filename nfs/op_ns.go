@@ -231,6 +231,10 @@ func opRemove(c *compound) nfs4.Status {
 			return s
 		}
 	}
+	var dying *FileLayout // the layout of the file's last name, going
+	if gone == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink <= 1 {
+		dying = c.layoutOfName(dir.fd, string(name), &st)
+	}
 	err := asCaller(c.cred, func() error {
 		if gone == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			return unix.Unlinkat(dir.fd, string(name), unix.AT_REMOVEDIR)
@@ -250,6 +254,7 @@ func opRemove(c *compound) nfs4.Status {
 		}
 		return errno(err)
 	}
+	c.s.orphan(fileID{st.Dev, st.Ino}, dying) // pnfs_mds.go: its data files go once nothing holds it
 	if gone == nil && (st.Nlink <= 1 || st.Mode&unix.S_IFMT == unix.S_IFDIR) {
 		if f := c.cfh.exp.fsOfDev(st.Dev); f != nil {
 			if n := c.s.files.get(nodeKey{c.cfh.exp.id, f.id, st.Ino}); n != nil {
@@ -297,6 +302,14 @@ func opRename(c *compound) nfs4.Status {
 		src.done()
 		return s
 	}
+	// A regular file renamed over loses its last name: its data files
+	// go as a REMOVE's would.
+	var over unix.Stat_t
+	var dying *FileLayout
+	if c.s.mds != nil && unix.Fstatat(dst.fd, string(newName), &over, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		over.Mode&unix.S_IFMT == unix.S_IFREG && over.Nlink <= 1 {
+		dying = c.layoutOfName(dst.fd, string(newName), &over)
+	}
 	err := asCaller(c.cred, func() error {
 		return unix.Renameat(src.fd, string(oldName), dst.fd, string(newName))
 	})
@@ -304,6 +317,9 @@ func opRename(c *compound) nfs4.Status {
 	if err == nil {
 		if unix.Fstatat(dst.fd, string(newName), &moved, unix.AT_SYMLINK_NOFOLLOW) != nil {
 			moved.Mode = unix.S_IFDIR // unknown: repoint as for a directory
+		}
+		if dying != nil && (moved.Dev != over.Dev || moved.Ino != over.Ino) {
+			c.s.orphan(fileID{over.Dev, over.Ino}, dying)
 		}
 		if s := c.commitMeta(src.fd, dst.fd); s != nfs4.OK {
 			src.done()

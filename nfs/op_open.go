@@ -327,6 +327,7 @@ func opClose(c *compound) nfs4.Status {
 	}
 	t.dropLocked(o)
 	t.dropLockStatesLocked(o)
+	t.closeLayoutsLocked(o) // state_layout.go: return on close
 	nfs4.InvalidStateid.Encode(c.e)
 	return nfs4.OK
 }
@@ -384,7 +385,10 @@ func opTestStateid(c *compound) nfs4.Status {
 	for i := 0; i < n; i++ {
 		sid := nfs4.DecodeStateid(c.d)
 		t.mu.Lock()
-		_, s := t.find(c.sess.client, sid)
+		s, isLayout := t.layoutStatusLocked(c.sess.client, sid)
+		if !isLayout {
+			_, s = t.find(c.sess.client, sid)
+		}
 		t.mu.Unlock()
 		c.e.Uint32(uint32(s))
 	}
@@ -405,6 +409,14 @@ func opFreeStateid(c *compound) nfs4.Status {
 	t := c.s.state
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if s, isLayout := t.layoutStatusLocked(c.sess.client, sid); isLayout {
+		// RFC 8881 section 18.38.3: a layout stateid goes with its last
+		// LAYOUTRETURN; while it is known, layouts are held.
+		if s == nfs4.OK {
+			s = nfs4.ErrLocksHeld
+		}
+		return s
+	}
 	o, s := t.find(c.sess.client, sid)
 	if s == nfs4.ErrDelegRevoked {
 		// RFC 8881 section 8.2.4: freeing a revoked delegation's stateid
@@ -519,6 +531,9 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, nfs4.Status)
 	}
 	if a.attrs.mask.Has(nfs4.AttrMode) {
 		res.attrset.Set(nfs4.AttrMode)
+	}
+	if res.created && c.s.mds != nil {
+		c.s.makeLayout(n, fd, &st) // pnfs_mds.go: its data goes to the data servers
 	}
 	if res.created || attrs.mask.Has(nfs4.AttrSize) {
 		if s := c.commitMeta(dfd, fd); s != nfs4.OK {

@@ -184,6 +184,9 @@ func (c *compound) stat(a *readPlan) nfs4.Status {
 }
 
 func opRead(c *compound) nfs4.Status {
+	if l := c.layoutFile(); l != nil {
+		return c.proxyRead(l, false) // pnfs_proxy.go
+	}
 	var a readPlan
 	if s := c.planRead(&a); s != nfs4.OK {
 		return s
@@ -216,6 +219,9 @@ func opSeek(c *compound) nfs4.Status {
 	sid, off, what := a.stateid, a.offset, a.what
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
+	}
+	if c.layoutFile() != nil {
+		return c.proxySeek(a) // pnfs_proxy.go
 	}
 	var st unix.Stat_t
 	fd, s := c.readTarget(sid, &st)

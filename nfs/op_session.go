@@ -88,7 +88,12 @@ func opExchangeID(c *compound) nfs4.Status {
 	e := c.e
 	e.Uint64(cl.id)
 	e.Uint32(cl.seq)
+	// RFC 8881 section 13.1: a metadata server says USE_PNFS_MDS (and
+	// not USE_NON_PNFS, which excludes the pNFS roles).
 	rflags := uint32(nfs4.ExchgIDUseNonPNFS)
+	if c.s.mds != nil {
+		rflags = nfs4.ExchgIDUsePNFSMDS
+	}
 	if cl.confirmed {
 		rflags |= nfs4.ExchgIDConfirmedR
 	}

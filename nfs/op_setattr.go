@@ -234,6 +234,14 @@ func opSetattr(c *compound) nfs4.Status {
 	if n.exp == nil || c.readOnlyFH() {
 		return nfs4.ErrRofs
 	}
+	// RFC 8435 section 15: another client's layout must not outlive a
+	// change of who may use the file, or of its size.
+	if c.s.mds != nil && (a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) ||
+		a.mask.Has(nfs4.AttrOwnerGroup) || a.mask.Has(nfs4.AttrSize)) {
+		if s := c.s.recallLayouts(c.client(), n); s != nfs4.OK {
+			return s
+		}
+	}
 	wfd := -1
 	if a.mask.Has(nfs4.AttrSize) {
 		fd, s := c.writeTarget(sid)
@@ -241,6 +249,13 @@ func opSetattr(c *compound) nfs4.Status {
 			return s
 		}
 		wfd = fd
+		if l := c.layoutFile(); l != nil {
+			// The data files first: the export file's size is what
+			// GETATTR reports (pnfs_proxy.go).
+			if s := c.s.proxySetSize(l, a.size); s != nfs4.OK {
+				return s
+			}
+		}
 	}
 	pfd, release, err := n.anyFD()
 	if err != nil {

@@ -44,6 +44,9 @@ func fallocateOp(c *compound, mode uint32) nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
+	if s := c.noLayoutOp(c.cfh); s != nfs4.OK {
+		return s
+	}
 	err := c.asCallerIO(func() error { return c.s.io.Fallocate(fd, mode, int64(off), int64(length)) })
 	c.cfh.extent.changed()
 	if err != nil {
@@ -127,6 +130,9 @@ func opClone(c *compound) nfs4.Status {
 	whole := a.count == 0
 	src, dst, s := c.copyTargets(&a)
 	if s != nfs4.OK {
+		return s
+	}
+	if s := c.noLayoutOp(c.sfh, c.cfh); s != nfs4.OK {
 		return s
 	}
 	if whole {

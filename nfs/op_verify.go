@@ -60,7 +60,7 @@ func (c *compound) attrsSame() (bool, nfs4.Status) {
 	if c.d.Err() != nil {
 		return false, nfs4.ErrBadXDR
 	}
-	if req.And(supportedAttrs) != req {
+	if req.And(c.s.supportedAttrs()) != req {
 		return false, nfs4.ErrAttrnotsupp
 	}
 	if !req.And(writeOnlyAttrs).Empty() || req.Has(nfs4.AttrRdattrError) {

@@ -146,6 +146,9 @@ func opWrite(c *compound) nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
+	if l := c.layoutFile(); l != nil {
+		return c.proxyWrite(l, fd, off, data) // pnfs_proxy.go
+	}
 	var n int
 	err := c.asCallerIO(func() error {
 		var err error

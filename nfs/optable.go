@@ -220,11 +220,20 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpFreeStateid: {name: "FREE_STATEID", minor: 1, flags: opModifies | opUsesCurSid, run: opFreeStateid,
 		rsize: fixed(0), args: fixedArgs(decodeStateidArgs)},
 	nfs4.OpGetDirDelegation: {name: "GET_DIR_DELEGATION", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpGetdeviceinfo:    {name: "GETDEVICEINFO", minor: 1, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpGetdevicelist:    {name: "GETDEVICELIST", minor: 1, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpLayoutcommit:     {name: "LAYOUTCOMMIT", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpLayoutget:        {name: "LAYOUTGET", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpLayoutreturn:     {name: "LAYOUTRETURN", minor: 1, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
+	// The pNFS ops (op_layout.go) answer NFS4ERR_NOTSUPP unless the
+	// metadata-server role is on (Config.DataServers); they check the
+	// current filehandle themselves, so that with the role off they
+	// answer exactly as before it existed.
+	nfs4.OpGetdeviceinfo: {name: "GETDEVICEINFO", minor: 1, run: opGetdeviceinfo,
+		rsize: fixed(4 + 4 + deviceAddrMax + bitmapMax), args: argsOf(decodeGetdeviceinfo)},
+	nfs4.OpGetdevicelist: {name: "GETDEVICELIST", minor: 1, run: opGetdevicelist,
+		rsize: getdevicelistRsize, args: fixedArgs(decodeGetdevicelist)},
+	nfs4.OpLayoutcommit: {name: "LAYOUTCOMMIT", minor: 1, flags: opModifies | opChangesFile | opUsesCurSid, run: opLayoutcommit,
+		rsize: fixed(4 + 8), args: argsOf(decodeLayoutcommit)},
+	nfs4.OpLayoutget: {name: "LAYOUTGET", minor: 1, flags: opModifies | opUsesCurSid, run: opLayoutget,
+		rsize: layoutgetRsize, args: fixedArgs(decodeLayoutget)},
+	nfs4.OpLayoutreturn: {name: "LAYOUTRETURN", minor: 1, flags: opModifies | opUsesCurSid, run: opLayoutreturn,
+		rsize: fixed(4 + stateidLen), args: argsOf(decodeLayoutreturn)},
 	nfs4.OpSecinfoNoName: {name: "SECINFO_NO_NAME", minor: 1, flags: opNeedFH, run: opSecinfoNoName,
 		rsize: fixed(secinfoMax), args: fixedArgs(decodeSecinfoNoName)},
 	nfs4.OpSequence: {name: "SEQUENCE", minor: 1, flags: opFirstOnly | opInline | opUntimed, run: opSequence,
@@ -248,9 +257,11 @@ var opTable = [nfs4.OpRemovexattr + 1]opInfo{
 	nfs4.OpCopyNotify: {name: "COPY_NOTIFY", minor: 2, flags: opModifies, run: opNotsupp, rsize: fixed(0)},
 	nfs4.OpDeallocate: {name: "DEALLOCATE", minor: 2, flags: opNeedFH | opModifies | opChangesFS | opUsesCurSid, run: opDeallocate,
 		rsize: fixed(0), args: fixedArgs(decodeAllocate)},
-	nfs4.OpIOAdvise:    {name: "IO_ADVISE", minor: 2, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpLayouterror: {name: "LAYOUTERROR", minor: 2, run: opNotsupp, rsize: fixed(0)},
-	nfs4.OpLayoutstats: {name: "LAYOUTSTATS", minor: 2, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpIOAdvise: {name: "IO_ADVISE", minor: 2, run: opNotsupp, rsize: fixed(0)},
+	nfs4.OpLayouterror: {name: "LAYOUTERROR", minor: 2, flags: opModifies, run: opLayouterror,
+		rsize: fixed(0), args: argsOf(decodeLayouterror)},
+	nfs4.OpLayoutstats: {name: "LAYOUTSTATS", minor: 2, run: opLayoutstats,
+		rsize: fixed(0), args: argsOf(decodeLayoutstats)},
 	nfs4.OpOffloadCancel: {name: "OFFLOAD_CANCEL", minor: 2, flags: opNeedFH | opModifies, run: opOffloadCancel,
 		rsize: fixed(0), args: fixedArgs(decodeStateidArgs)},
 	// OFFLOAD_STATUS4resok: count and an optional completion status.
@@ -351,7 +362,7 @@ func getattrRsize(c *compound) int {
 
 // fattrBound bounds an encoded fattr4 for the attributes in req.
 func fattrBound(req nfs4.Bitmap) int {
-	got := req.And(readableAttrs)
+	got := req.And(readableAttrs.Or(pnfsAttrs))
 	n := bitmapMax + 4
 	for w := range got {
 		for b := 0; b < 32; b++ {

@@ -106,16 +106,21 @@ func rsizeViolations() []string {
 }
 
 // notImplemented are the ops answered NFS4ERR_NOTSUPP: NFSv4.0-only ones
-// (RFC 8881 section 18 forbids them in 4.1), pNFS, directory delegations,
+// (RFC 8881 section 18 forbids them in 4.1), directory delegations,
 // named attributes, SET_SSV, inter-server copy (COPY_NOTIFY), IO_ADVISE
 // and WRITE_SAME.
 var notImplemented = []uint32{
 	nfs4.OpOpenattr, nfs4.OpOpenConfirm,
 	nfs4.OpRenew, nfs4.OpSetclientid, nfs4.OpSetclientidConfirm, nfs4.OpReleaseLockowner,
-	nfs4.OpGetDirDelegation, nfs4.OpGetdeviceinfo, nfs4.OpGetdevicelist,
-	nfs4.OpLayoutcommit, nfs4.OpLayoutget, nfs4.OpLayoutreturn, nfs4.OpSetSSV,
-	nfs4.OpCopyNotify, nfs4.OpIOAdvise, nfs4.OpLayouterror, nfs4.OpLayoutstats, nfs4.OpWriteSame,
+	nfs4.OpGetDirDelegation, nfs4.OpSetSSV,
+	nfs4.OpCopyNotify, nfs4.OpIOAdvise, nfs4.OpWriteSame,
 }
+
+// pnfsOps have handlers, which answer NFS4ERR_NOTSUPP while the
+// metadata-server role is off (op_layout.go), as in TestOpTableWire's
+// server.
+var pnfsOps = []uint32{nfs4.OpGetdeviceinfo, nfs4.OpGetdevicelist, nfs4.OpLayoutcommit,
+	nfs4.OpLayoutget, nfs4.OpLayoutreturn, nfs4.OpLayouterror, nfs4.OpLayoutstats}
 
 func isNotsupp(f opFunc) bool {
 	return reflect.ValueOf(f).Pointer() == reflect.ValueOf(opFunc(opNotsupp)).Pointer()
@@ -196,11 +201,12 @@ func TestOpTableComplete(t *testing.T) {
 // entry get NFS4ERR_OP_ILLEGAL (as op OP_ILLEGAL), unimplemented ones
 // NFS4ERR_NOTSUPP, the rest reach their handler (which, given no
 // arguments, fails some other way); 4.2 ops in a 4.1 COMPOUND are illegal.
+// The pNFS ops answer NOTSUPP with the role off, as before it existed.
 func TestOpTableWire(t *testing.T) {
 	h := newHarness(t)
 	h.session()
 	notsupp := map[uint32]bool{}
-	for _, op := range notImplemented {
+	for _, op := range append(notImplemented, pnfsOps...) {
 		notsupp[op] = true
 	}
 	for _, minor := range []uint32{1, 2} {

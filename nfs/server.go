@@ -152,6 +152,8 @@ type Server struct {
 
 	copies copyTable // asynchronous COPYs (state_copy.go)
 
+	mds *mds // the metadata-server role (pnfs_mds.go); nil when off
+
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set
@@ -191,6 +193,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	cfg.applyLimitDefaults()
 	s := &Server{cfg: cfg, log: cfg.Logger, io: cfg.IO, start: time.Now()}
+	if cfg.DataServers != nil {
+		s.mds = newMDS(cfg.DataServers)
+	}
 	key, err := loadHandleKey(cfg.StateDir)
 	if err != nil {
 		return nil, err
@@ -226,6 +231,9 @@ func NewServer(cfg Config) (*Server, error) {
 		s.stats = metrics.New()
 	}
 	s.registerGauges(s.stats)
+	if s.mds != nil {
+		s.registerLayoutGauges(s.stats)
+	}
 	go s.reapLeases()
 	go s.sweepUnlinked(cfg.UnlinkSweep)
 	return s, nil
@@ -319,6 +327,7 @@ func (s *Server) reapLeases() {
 		case now := <-t.C:
 			s.state.expire(now)
 			s.state.revokeOverdue(now)
+			s.state.layoutsOverdue(now)
 			s.state.syncRecords()
 		}
 	}

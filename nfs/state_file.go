@@ -17,10 +17,14 @@ type fileState struct {
 	opens  []*openState // open stateids: share reservations (RFC 8881 section 9.7)
 	delegs []*openState // delegations granted on the file (state_deleg.go)
 	locks  []lockRange  // byte-range locks (op_lock.go)
+	// layouts are the pNFS layouts clients hold on the file
+	// (state_layout.go): a removed file's data files stay until they
+	// are returned.
+	layouts []*layoutState
 }
 
 func (f *fileState) empty() bool {
-	return len(f.opens) == 0 && len(f.delegs) == 0 && len(f.locks) == 0
+	return len(f.opens) == 0 && len(f.delegs) == 0 && len(f.locks) == 0 && len(f.layouts) == 0
 }
 
 // noFileState stands for the state of a file that has none: what

@@ -31,6 +31,9 @@ type stateTable struct {
 	sessions lockFreeMap[[nfs4.SessionIDSize]byte, *session]
 	opens    lockFreeMap[[nfs4.OtherSize]byte, *openState]
 	dl       delegTable // delegations (state_deleg.go)
+	// layouts are the pNFS layout stateids, by their other field
+	// (state_layout.go).
+	layouts map[[nfs4.OtherSize]byte]*layoutState
 	// files holds the opens, delegations and locks of each file that has
 	// any, by device and inode (state_file.go).
 	files map[fileID]*fileState
@@ -78,10 +81,13 @@ type client struct {
 	csSeq      uint32
 	csReply    []byte
 	sessions   map[[nfs4.SessionIDSize]byte]*session
-	opens      map[openKey]*openState // open and lock stateids
-	lockRanges int                    // byte ranges its lock stateids hold
-	renewed    atomic.Int64           // unix nanoseconds of the last renewal
-	revoked    atomic.Int32           // revoked delegations not yet freed (state_deleg.go)
+	opens      map[openKey]*openState  // open and lock stateids
+	lockRanges int                     // byte ranges its lock stateids hold
+	layouts    map[fileID]*layoutState // its layout stateids, one per file (state_layout.go)
+	// recallAnyAt is when CB_RECALL_ANY was last sent for its layouts.
+	recallAnyAt time.Time
+	renewed     atomic.Int64 // unix nanoseconds of the last renewal
+	revoked     atomic.Int32 // revoked delegations not yet freed (state_deleg.go)
 	// changingOps counts the client's operations under way that can
 	// change a file's attributes or names, changedAt (unix nanoseconds)
 	// is when the last ended: an inotify event then is taken for the
@@ -169,6 +175,7 @@ func newStateTable(s *Server) *stateTable {
 		owners:  make(map[string]*client),
 		records: make(map[string]clientRecord),
 		files:   make(map[fileID]*fileState),
+		layouts: make(map[[nfs4.OtherSize]byte]*layoutState),
 		store:   clientStore{dir: s.cfg.StateDir, log: s.log},
 
 		unconfirmed: make(map[string]*client),
@@ -184,7 +191,7 @@ func (t *stateTable) newOther() [nfs4.OtherSize]byte {
 		var o [nfs4.OtherSize]byte
 		binary.BigEndian.PutUint32(o[:4], t.s.boot)
 		binary.BigEndian.PutUint64(o[4:], t.rng.Uint64())
-		if t.opens.get(o) == nil {
+		if t.opens.get(o) == nil && t.layouts[o] == nil {
 			return o
 		}
 	}
@@ -218,6 +225,8 @@ func (t *stateTable) removeClientLocked(c *client) {
 	for _, sess := range c.sessions {
 		t.removeSessionLocked(sess)
 	}
+	// RFC 8435 section 14: a client gone can no longer use its layouts.
+	t.dropClientLayoutsLocked(c, true)
 	for _, o := range c.opens {
 		t.dropLocked(o)
 	}
@@ -249,6 +258,14 @@ func (t *stateTable) holds(n *node) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return !t.peekFileLocked(n).empty()
+}
+
+// holdsFile is holds for a file named by device and inode.
+func (t *stateTable) holdsFile(id fileID) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.files[id]
+	return f != nil && !f.empty()
 }
 
 // dropLocked forgets an open or lock stateid, with the locks it holds.

@@ -26,6 +26,20 @@ var supportedAttrs = nfs4.BitmapOf(
 	nfs4.AttrOpenArguments,
 )
 
+// pnfsAttrs are reported only by a metadata server (pnfs.go): the layout
+// types of the filesystem (RFC 8881 section 5.12.2) and the preferred
+// I/O block size for layouts (section 5.12.4).
+var pnfsAttrs = nfs4.BitmapOf(nfs4.AttrFsLayoutType, nfs4.AttrLayoutBlksize)
+
+// supportedAttrs is what this server reports: pnfsAttrs too when the
+// metadata-server role is on.
+func (s *Server) supportedAttrs() nfs4.Bitmap {
+	if s.mds == nil {
+		return supportedAttrs
+	}
+	return supportedAttrs.Or(pnfsAttrs)
+}
+
 // writeOnlyAttrs can be set but not read.
 var writeOnlyAttrs = nfs4.BitmapOf(nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet)
 
@@ -114,7 +128,11 @@ func encodeTime(e *xdr.Encoder, t unix.Timespec) {
 
 // encodeFattr writes fattr4 for the attributes in req that we support.
 func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
-	got := req.And(readableAttrs)
+	readable := readableAttrs
+	if s.mds != nil && src.n.exp != nil {
+		readable = readable.Or(pnfsAttrs)
+	}
+	got := req.And(readable)
 	if src.n.exp == nil {
 		got = got.And(pseudoOK)
 	}
@@ -158,7 +176,7 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 	st, n := src.st, src.n
 	switch a {
 	case nfs4.AttrSupportedAttrs:
-		supportedAttrs.Encode(e)
+		s.supportedAttrs().Encode(e)
 	case nfs4.AttrType:
 		e.Uint32(ftype(st.Mode))
 	case nfs4.AttrFhExpireType:
@@ -236,6 +254,11 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 		exclcreatAttrs.Encode(e)
 	case nfs4.AttrOpenArguments:
 		encodeOpenArguments(e)
+	case nfs4.AttrFsLayoutType:
+		e.Uint32(1)
+		e.Uint32(nfs4.LayoutFlexFiles)
+	case nfs4.AttrLayoutBlksize:
+		e.Uint32(uint32(s.cfg.MaxIO))
 	case nfs4.AttrXattrSupport:
 		// RFC 8276: user xattrs through GETXATTR and friends (op_xattr.go).
 		e.Bool(true)

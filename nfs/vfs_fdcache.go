@@ -108,6 +108,7 @@ func (s *Server) sweepUnlinked(every time.Duration) {
 			for _, e := range s.table().exports {
 				e.fds.dropUnlinked(s)
 			}
+			s.sweepOrphans() // pnfs_mds.go: data files of removed files
 		}
 	}
 }

@@ -52,6 +52,11 @@ type node struct {
 
 	// Opens, delegations and locks are the file's, not the node's: see
 	// fileState (state_file.go).
+
+	// pl is the file's pNFS layout once loaded (pnfs_mds.go, layoutOf);
+	// nil until then. layoutMu orders the changes to it (fence).
+	pl       atomic.Pointer[nodeLayout]
+	layoutMu sync.Mutex
 }
 
 // nodeKey names a file: export, filesystem within it, inode. Two

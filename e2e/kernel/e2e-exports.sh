@@ -12,7 +12,7 @@
 # DIR/sq by path: every change on ro must fail with EROFS, files root makes
 # on sq must belong to 65534:65534 and a root-owned 0644 / 0600 file must
 # stay closed to it; DIR/hidden must not mount and the pseudo directory DIR
-# must list ro and sq only. exports-check.sh judges.
+# must list ro and sq only. run.sh's verdict (e2e/kernel/verdict) judges.
 #
 # Environment: E2E_EX_BIN (server binary; built if unset), ENGINE,
 # E2E_SERVER_ARGS, E2E_WORK, E2E_EX_VERS (one NFS version, default 4.2),

@@ -8,7 +8,9 @@
 # another guest process's conflicting lock is refused, the holder's unlock
 # works, and then the lock is free. The server runs with short lease and
 # grace times (15 s) so a run stays short; the grace period ends early
-# once the guest's RECLAIM_COMPLETE came.
+# once the guest's RECLAIM_COMPLETE came. The verdict (run.sh, then
+# e2e/kernel/verdict) also requires the server log to show one client per
+# restart that reclaimed an open and a lock.
 #
 # Environment: E2E_RESTART_BIN (server binary; built if unset), ENGINE,
 # E2E_SERVER_ARGS, E2E_WORK, E2E_RESTART_VERS (default "4.2 4.1"), plus
@@ -99,22 +101,4 @@ if ! kill -0 "$pid" 2>/dev/null; then
 	rc=1
 fi
 kill -TERM "$pid" 2>/dev/null || true
-# The client must have reclaimed (OPEN CLAIM_PREVIOUS, LOCK reclaim=true),
-# not just taken its lock again with new requests after the restart (what
-# a client does when the server answers NFS4ERR_NO_GRACE): the server logs
-# one line per client that reclaimed, at its RECLAIM_COMPLETE.
-nrecl=$(grep -c 'msg="client reclaimed its state".* opens=[1-9][0-9]* locks=[1-9]' "$SLOG" || true)
-if ((nrecl < ${#VERS[@]})); then
-	echo "[e2e] FAIL: restart phase: the server log shows $nrecl clients that reclaimed an open and a lock, want ${#VERS[@]} (one per restart)" >&2
-	rc=1
-fi
-for v in "${VERS[@]}"; do
-	if grep -qxF "RESTART $v ok" "$RWORK/results.txt"; then
-		e2e_log "v$v: a POSIX lock survived a server kill -9 + restart (reclaimed in the grace period; conflicting lock refused, holder's unlock worked)"
-	else
-		echo "[e2e] FAIL: restart phase v$v: no 'RESTART $v ok' from the guest (see $RWORK/results.txt, $RWORK/console.log, $SLOG)" >&2
-		rc=1
-	fi
-done
-grep -E 'grace period|reclaimed|level=(WARN|ERROR)' "$SLOG" >&2 || true
 exit "$rc"

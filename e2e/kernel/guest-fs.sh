@@ -8,7 +8,8 @@
 # The guest lists both trees, writes on both sides of each mount point and
 # over the files that share inode 12 on all four filesystems, fills the
 # filesystem behind "outer", then (after sync + drop_caches) lists again.
-# The host (fs-check.sh) compares everything with its own view.
+# The host (run.sh, then e2e/kernel/verdict) compares everything with its
+# own view.
 #
 # Records (ttyS1):
 #   FSMOUNT NAME ok|fail DETAIL

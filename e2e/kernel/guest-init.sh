@@ -18,7 +18,8 @@
 #   MOUNT <vers> ok|fail <detail>
 #   M <vers> <manifest line>            same format as e2e_manifest on the host
 #   STAT <vers> <OP> <ops> <errors>     per-op counters from mountstats
-#   (write checks: see guest-rw.sh for WERR, RM, RW, HB, HA, HC, READY...)
+#   (write checks: see guest-rw.sh for WERR, RM, RW, HB, HA, HC, READY...;
+#   every record, and what the host adds: e2e/kernel/verdict/doc.go)
 #   ERR <text>
 #   DONE
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin

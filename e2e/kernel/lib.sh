@@ -205,6 +205,16 @@ e2e_rw_manifest() {
 	)
 }
 
+# e2e_verdict DIR: judge the run recorded in DIR (results.txt, host.txt,
+# the manifests): the Go test in e2e/kernel/verdict prints what passed and
+# every failure with the line it failed on, writes DIR/verdict.txt, and
+# fails if anything did.
+e2e_verdict() {
+	local dir
+	dir=$(cd "$1" && pwd)
+	(cd "$E2E_KDIR/../.." && go test -count=1 -v -run '^TestVerdict$' ./e2e/kernel/verdict -args -dir "$dir") >&2
+}
+
 # e2e_free_port: a TCP port on 127.0.0.1 nobody listens on right now.
 e2e_free_port() {
 	local p i

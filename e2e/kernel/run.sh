@@ -5,19 +5,27 @@
 #   run.sh PORT EXPORT_DIR [VERS...]      default VERS: 4.2 4.1
 #   run.sh --probe PORT                   boot + TCP round trip only
 #   run.sh --fs PORT FSX_DIR VERS         e2e-fs.sh's filesystem phase: the
-#                                         guest runs guest-fs.sh, fs-check.sh
-#                                         judges (E2E_FS_EXPORTS: NAME:PATH,...)
+#                                         guest runs guest-fs.sh
+#                                         (E2E_FS_EXPORTS: NAME:PATH,...)
+#   run.sh --exports PORT DIR VERS        e2e-exports.sh's phase (guest-exports.sh)
 #   run.sh --restart PORT EXPORT_DIR VERS...  e2e-restart.sh's phase: the
 #                                         guest runs guest-restart.sh; the
-#                                         caller restarts the server and judges
+#                                         caller restarts the server
 #   run.sh --deleg PORT EXPORT_DIR VERS...    e2e-deleg.sh's phase: the guest
 #                                         runs guest-deleg.sh; the caller runs
-#                                         the second client and judges
+#                                         the second client
 #
 # For each version the guest mounts SERVER:/ (vers=V), runs ls -lR, hashes
-# every file with sha256sum and dumps /proc/self/mountstats. The host compares
-# the guest's listing + hashes with EXPORT_DIR's and, for 4.2, requires a
-# non-zero, error-free READ_PLUS counter (and no fallback to READ).
+# every file with sha256sum and dumps /proc/self/mountstats; for 4.2 the
+# reads must be READ_PLUS, error-free, with no fallback to READ.
+#
+# run.sh boots the guest and records; it does not judge. The guest's
+# records land in WORK/results.txt; the host's (the phase, the versions,
+# qemu's exit status, what it sees on the export) in WORK/host.txt, its
+# listings in WORK/*.manifest. Then the verdict, a Go test, compares them
+# and lists every failure with the line it failed on:
+#   go test -count=1 -v -run '^TestVerdict$' ./e2e/kernel/verdict -args -dir WORK
+# (e2e_verdict in lib.sh; the record formats: e2e/kernel/verdict/doc.go).
 #
 # The guest reaches the server only as 10.0.2.100:2049, which qemu's
 # restricted user-mode network forwards (guestfwd, one `nc 127.0.0.1 PORT`
@@ -34,54 +42,35 @@
 #                optional write steps (fallocate punch-hole / DEALLOCATE,
 #                fallocate / ALLOCATE, copy_file_range / COPY, FICLONE /
 #                CLONE, POSIX locks / LOCK, LOCKT, LOCKU); default 1 each
-#   E2E_SERVER_LOG  the server's log, quoted on write-step failures
+#   E2E_SERVER_LOG  the server's log (the verdict reads WORK/server.log:
+#                   copied there if it is elsewhere)
 #   E2E_SERVER_PID  the server's pid: the guest is stopped if it goes away
 #
 # Write checks (E2E_RW=1), per version V, after the read checks: the guest
 # does every write-side operation both in a tmpfs mirror and in
 # EXPORT/rw/vV over NFS (guest-rw.sh), syncs, drops its caches and prints
-# both trees; the host requires mirror == NFS read-back == its own view of
-# EXPORT/rw/vV (sizes, modes, owners, link counts, symlink targets, sha256,
-# chosen mtimes), the punched hole to exist (SEEK_HOLE, on the host and via
-# NFS SEEK on 4.2), and no errors on WRITE/COMMIT/SETATTR/READ_PLUS... in
-# mountstats. Then the reverse: the guest holds EXPORT/rw/host/vV/chg.bin
-# open and says READY V; the host rewrites / renames / removes / creates
-# files there and drops a marker; the guest must see the new contents (first
-# through close-to-open revalidation, then after drop_caches).
+# both trees; mirror == NFS read-back == the host's view of EXPORT/rw/vV.
+# Then the reverse: the guest holds EXPORT/rw/host/vV/chg.bin open and says
+# READY V; the host rewrites / renames / removes / creates files there and
+# drops a marker; the guest must see the new contents.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PROBE=
-FS=
-RESTART=
-DELEG=
-EXP=
-if [[ ${1:-} == --restart ]]; then
-	RESTART=1
+# MODE: the guest's e2e_mode and the verdict's PHASE. restart and deleg:
+# the caller drives the host side (restarts the server, runs the second
+# client).
+MODE=nfs
+case ${1:-} in
+--probe | --fs | --exports | --restart | --deleg)
+	MODE=${1#--}
 	shift
-elif [[ ${1:-} == --deleg ]]; then
-	# The delegation phase (e2e-deleg.sh): like --restart, the caller
-	# drives the host side and judges.
-	RESTART=1
-	DELEG=1
-	shift
-elif [[ ${1:-} == --probe ]]; then
-	PROBE=1
-	shift
-elif [[ ${1:-} == --fs ]]; then
-	FS=1
-	shift
-elif [[ ${1:-} == --exports ]]; then
-	# The exports phase (e2e-exports.sh): like --fs, no main-phase checks.
-	FS=1
-	EXP=1
-	shift
-fi
+	;;
+esac
 PORT=${1:?usage: run.sh PORT EXPORT_DIR [VERS...] | run.sh --probe PORT}
 shift
 EXPORT=
-if [[ -z $PROBE ]]; then
+if [[ $MODE != probe ]]; then
 	EXPORT=${1:?usage: run.sh PORT EXPORT_DIR [VERS...]}
 	shift
 	[[ -d $EXPORT ]] || e2e_die "export dir $EXPORT does not exist"
@@ -100,7 +89,8 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 CONSOLE=$WORK/console.log
 RESULTS=$WORK/results.txt
-rm -f "$CONSOLE" "$RESULTS"
+HOSTREC=$WORK/host.txt
+rm -f "$CONSOLE" "$RESULTS" "$HOSTREC" "$WORK/verdict.txt"
 
 e2e_host_deps
 e2e_kernel
@@ -109,21 +99,10 @@ INITRD=$WORK/initramfs.cpio.gz
 e2e_initramfs "$INITRD"
 e2e_log "initramfs $(du -h "$INITRD" | cut -f1), $(zcat "$INITRD" | cpio -it --quiet 2>/dev/null | grep -c "^modules/.*\.ko$") modules"
 
-if [[ -n $EXP ]]; then
-	MODE=exports
-elif [[ -n $FS ]]; then
-	MODE=fs
-elif [[ -n $DELEG ]]; then
-	MODE=deleg
-elif [[ -n $RESTART ]]; then
-	MODE=restart
-elif [[ -z $PROBE ]]; then
+if [[ $MODE == nfs ]]; then
 	e2e_log "hashing host tree $EXPORT"
 	e2e_manifest "$EXPORT" >"$WORK/host.manifest"
 	e2e_log "host tree: $(wc -l <"$WORK/host.manifest") entries"
-	MODE=nfs
-else
-	MODE=probe
 fi
 # Fail fast if nothing listens: guestfwd would just hand the guest a closed
 # connection and the mount would spin until its timeout.
@@ -133,7 +112,7 @@ umask 022
 START_EPOCH=$(date +%s)
 RW=
 rw_flags=off
-if [[ -z $PROBE && -z $FS && -z $RESTART && ${E2E_RW:-1} == 1 ]]; then
+if [[ $MODE == nfs && ${E2E_RW:-1} == 1 ]]; then
 	RW=1
 	rw_flags=on
 	[[ ${E2E_PUNCH:-1} == 1 ]] && rw_flags+=,punch
@@ -158,6 +137,15 @@ if [[ -z $PROBE && -z $FS && -z $RESTART && ${E2E_RW:-1} == 1 ]]; then
 	done
 	sync
 fi
+
+# The host's records for the verdict (see e2e/kernel/verdict/doc.go).
+{
+	echo "PHASE $MODE"
+	echo "VERS ${VERS[*]}"
+	echo "RWFLAGS $rw_flags"
+	[[ $MODE != fs ]] || echo "FSEXPORTS ${E2E_FS_EXPORTS:-}"
+	echo "START $START_EPOCH"
+} >"$HOSTREC"
 
 # rw_host_change V: what the host does to EXPORT/rw/host/vV once the guest
 # says READY V (the guest has chg.bin open and cached).
@@ -194,6 +182,9 @@ rw_watch() {
 }
 
 vers_csv=$(IFS=,; echo "${VERS[*]}")
+phase_args=
+[[ $MODE != fs ]] || phase_args=" e2e_fs=${E2E_FS_EXPORTS:-}"
+[[ $MODE != exports ]] || phase_args=" e2e_ex=${E2E_EX_DIR:-}"
 QEMU=(
 	qemu-system-x86_64
 	-nodefaults -no-user-config -no-reboot
@@ -201,7 +192,7 @@ QEMU=(
 	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
 	-display none
 	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags${FS:+ e2e_fs=${E2E_FS_EXPORTS:-}}${EXP:+ e2e_ex=${E2E_EX_DIR:-}} e2e_deadline=$((TIMEOUT - 20))"
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 e2e_mode=$MODE e2e_vers=$vers_csv e2e_rw=$rw_flags$phase_args e2e_deadline=$((TIMEOUT - 20))"
 	-netdev "user,id=n0,restrict=on,net=10.0.2.0/24,guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
@@ -217,7 +208,7 @@ printf '\n' >&2
 PCAP=$WORK/nfs.pcap
 TPID=
 rm -f "$PCAP"
-if [[ -z $PROBE && ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null; then
+if [[ $MODE != probe && ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null; then
 	tcpdump -i lo -n -s 512 -U -w "$PCAP" "tcp port $PORT" >"$WORK/tcpdump.log" 2>&1 &
 	TPID=$!
 	for _ in $(seq 1 30); do
@@ -276,204 +267,52 @@ stop_watch
 stop_mon
 e2e_log "qemu exited rc=$qrc after ${elapsed}s; console: $CONSOLE; results: $RESULTS"
 
-fails=()
-fail() {
-	fails+=("$*")
-	printf '[e2e] FAIL: %s\n' "$*" >&2
-}
-[[ -f $RESULTS ]] || touch "$RESULTS"
-# The serial port may add CRs.
-sed -i 's/\r$//' "$RESULTS"
+# What the guest printed is in $RESULTS; what the host saw goes to
+# $HOSTREC, in the same record format, and the host's listings to
+# *.manifest. The verdict (e2e/kernel/verdict, Go) judges them all.
 
-if [[ -s $WORK/server-died ]]; then
-	fail "THE SERVER DIED during the test at $(cat "$WORK/server-died") (guest stopped; see the server log)"
-elif ((qrc == 124 || qrc == 137)); then
-	fail "TIMEOUT: qemu killed after ${TIMEOUT}s (guest hung; see the console above / $CONSOLE)"
-elif ((qrc != 0)); then
-	fail "qemu exited with status $qrc"
-fi
-grep -qx DONE "$RESULTS" || fail "guest did not finish (no DONE record)"
-while IFS= read -r l; do fail "guest: ${l#ERR }"; done < <(grep '^ERR ' "$RESULTS" || true)
-
-if [[ -n $PROBE ]]; then
-	reply=$(sed -n 's/^PROBE //p' "$RESULTS")
-	if [[ -n $reply ]]; then
-		e2e_log "probe: guest got '$reply' from the host through guestfwd"
-	else
-		fail "probe: guest got no reply from 127.0.0.1:$PORT via 10.0.2.100:2049"
-	fi
-fi
-
-# rw_fail V STEP TEXT: a failed write check, with the server's complaints.
-SERVER_LOG=${E2E_SERVER_LOG:-}
-rw_fail() {
-	fail "v$1: WRITE CHECK '$2' FAILED: $3"
-	rw_failed=1
-}
-
-# rw_diff NAME A B WHAT: fail unless manifests A and B are identical.
-rw_diff() {
-	local v=$1 name=$2 a=$3 b=$4 what=$5 out=$WORK/rw-$2-$1.diff
-	if ! diff -u "$a" "$b" >"$out"; then
-		echo "---- v$v $what ($out) ----" >&2
-		head -n 40 "$out" >&2
-		rw_fail "$v" "$name" "$what: $(grep -c '^[-+][A-Z] ' "$out") lines differ (full diff: $out)"
-		return 1
-	fi
-	return 0
-}
-
-# rw_check V: the write checks' verdict for version V (after qemu exited).
-rw_check() {
-	local v=$1 l name side rest d=$EXPORT/rw/v$1 got want
-	if ! grep -qxF "RWDONE $v" "$RESULTS"; then
-		rw_fail "$v" "(all)" "the guest did not finish the write checks (last step started: $(sed -n "s/^STEP $v //p" "$RESULTS" | tail -n1))"
-	fi
-	while read -r _ _ name side rest; do
-		if [[ $side == mirror ]]; then
-			rw_fail "$v" "$name" "the tmpfs mirror step failed (harness bug, not the server): $rest"
-		else
-			rw_fail "$v" "$name" "guest: $rest"
-		fi
-	done < <(grep "^WERR $v " "$RESULTS" || true)
-	while read -r _ _ name rest; do e2e_log "v$v: write step $name SKIPPED ($rest)"; done < <(grep "^SKIP $v " "$RESULTS" || true)
-	while read -r _ _ name rest; do e2e_log "v$v: $name: $rest"; done < <(grep "^INFO $v " "$RESULTS" || true)
-
-	# Past here: verdicts on what the guest finished (a guest that stopped
-	# early has already been reported, its leftovers would only add noise).
-	if ! grep -qxF "RWLISTED $v" "$RESULTS"; then
-		return 0
-	fi
-	sync
-	sed -n "s/^RM $v //p" "$RESULTS" >"$WORK/rw-mirror-$v.manifest"
-	sed -n "s/^RW $v //p" "$RESULTS" >"$WORK/rw-guest-$v.manifest"
+# rw_facts V: the host's view of the write checks' rw/vV: its listing, the
+# punched hole and the data past EOF (SEEK_HOLE/SEEK_DATA), the xattrs set
+# over NFS and now.txt's mtime.
+rw_facts() {
+	local v=$1 d=$EXPORT/rw/v$1 q
 	if [[ -d $d ]]; then
 		e2e_rw_manifest "$d" >"$WORK/rw-host-$v.manifest"
 	else
 		: >"$WORK/rw-host-$v.manifest"
 	fi
-	if [[ ! -s $WORK/rw-mirror-$v.manifest ]]; then
-		rw_fail "$v" "(all)" "no mirror listing from the guest"
-	else
-		local ok=1
-		rw_diff "$v" readback "$WORK/rw-mirror-$v.manifest" "$WORK/rw-guest-$v.manifest" \
-			"expected (guest tmpfs mirror) vs guest NFS read-back after drop_caches" || ok=
-		rw_diff "$v" on-disk "$WORK/rw-mirror-$v.manifest" "$WORK/rw-host-$v.manifest" \
-			"expected (guest tmpfs mirror) vs host's view of $d" || ok=
-		[[ -z $ok ]] || e2e_log "v$v: write checks: $(grep -c . "$WORK/rw-host-$v.manifest") entries identical in the guest's mirror, the NFS read-back and on the host ($(grep -c '^F ' "$WORK/rw-host-$v.manifest") files, sha256 + size + mode + nlink + owner)"
-	fi
-
-	# The punched hole, on the host (SEEK_HOLE/SEEK_DATA on the export).
-	if [[ $v == 4.2 && ${E2E_PUNCH:-1} == 1 && -f $d/punched.bin ]]; then
-		got=$("$E2E_FSHELPER" seek "$d/punched.bin" 0 hole 2>&1 || true)/$("$E2E_FSHELPER" seek "$d/punched.bin" 1048576 data 2>&1 || true)
-		if [[ $got == 1048576/2097152 ]]; then
-			e2e_log "v$v: host SEEK_HOLE/SEEK_DATA on punched.bin: hole [1048576, 2097152) as punched"
-		else
-			rw_fail "$v" punch-hole "host lseek(SEEK_HOLE from 0)/lseek(SEEK_DATA from 1 MiB) on $d/punched.bin = $got, want 1048576/2097152 (the DEALLOCATE did not free the blocks)"
-		fi
-	fi
-	got=$("$E2E_FSHELPER" seek "$d/past-eof.bin" 0 data 2>&1 || true)
-	[[ $got == 1228800 ]] || rw_fail "$v" write-past-eof "host lseek(SEEK_DATA from 0) on past-eof.bin = $got, want 1228800 (the write past EOF filled the gap?)"
-	# Through NFS SEEK (4.2 only; 4.1 has no SEEK and the client fakes it).
-	if [[ $v == 4.2 ]]; then
-		while read -r _ _ f off how res; do
-			case "$f $off $how" in
-			"punched.bin 0 hole") want=1048576 ;;
-			"punched.bin 1048576 data") want=2097152 ;;
-			"punched.bin 2097152 hole") want=4194304 ;;
-			"past-eof.bin 0 data") want=1228800 ;;
-			*) continue ;;
-			esac
-			[[ $res == "$want" ]] || rw_fail "$v" "seek-$how" "guest lseek(SEEK_${how^^} from $off) on $f over NFS = $res, want $want"
-		done < <(grep "^SEEK $v " "$RESULTS" || true)
-	fi
-	# User xattrs set over NFS (4.2, RFC 8276), as the export has them.
-	if [[ $v == 4.2 && -f $d/xattr.txt ]]; then
-		got=$("$E2E_FSHELPER" getxattr "$d/xattr.txt" user.e2e 2>&1 || true)
-		local names
-		names=$("$E2E_FSHELPER" listxattr "$d/xattr.txt" 2>&1 | grep '^user\.' | tr '\n' ' ' || true)
-		if [[ $got == hello-xattr && $names == "user.e2e " ]]; then
-			e2e_log "v$v: xattrs: the export has user.e2e=hello-xattr and nothing else under user. (set, replaced, removed over NFS)"
-		else
-			rw_fail "$v" xattr "host view of $d/xattr.txt: user.e2e='$got', user names '$names'; want user.e2e=hello-xattr only"
-		fi
-	fi
-	# touch without a date: SETATTR time_modify = SET_TO_SERVER_TIME.
-	if [[ -f $d/now.txt ]]; then
-		got=$(stat -c %Y "$d/now.txt")
-		if ((got < START_EPOCH - 2 || got > $(date +%s) + 2)); then
-			rw_fail "$v" touch-now "mtime of now.txt is $got ($(date -d "@$got" '+%F %T')), want between the run's start $START_EPOCH and now"
-		fi
-	fi
-	# mountstats after the workload.
-	local op n e st2=$WORK/rw-stat2-$v.txt
-	# errors: STAT2's, less those made by the expected refusals (STATU1 - STATU0).
-	awk -v v="$v" '$2==v && $1=="STATU0" {u0[$3]=$5} $2==v && $1=="STATU1" {u1[$3]=$5}
-		$1=="STAT2" && $2==v {ops[++n]=$3; cnt[$3]=$4; err[$3]=$5}
-		END {for (i=1; i<=n; i++) {o=ops[i]; print o, cnt[o], err[o]-(u1[o]-u0[o])}}' "$RESULTS" >"$st2"
-	local summary=
-	while read -r op n e; do
-		case $op in
-		WRITE | COMMIT | SETATTR | READ | READ_PLUS | CREATE | RENAME | LINK | REMOVE | ALLOCATE | DEALLOCATE | COPY | CLONE | LOCK | LOCKT | LOCKU | SEEK)
-			((n == 0)) || summary+=" $op=$n${e:+/$e}"
-			;;
-		esac
-		case $op in
-		WRITE | COMMIT | SETATTR | READ | READ_PLUS | LINK | RENAME | ALLOCATE | DEALLOCATE | COPY | LOCKU | CLOSE)
-			((e == 0)) || rw_fail "$v" "mountstats-$op" "$e of $n $op calls failed (guest /proc/self/mountstats; the expected refusals by uid 1000/1001 not counted)"
-			;;
-		esac
-	done <"$st2"
-	e2e_log "v$v: mountstats after the writes (ops/errors):$summary"
-	n=$(awk '$1=="WRITE"{print $2}' "$st2")
-	((${n:-0} > 0)) || rw_fail "$v" mountstats-WRITE "the client sent no WRITE at all"
-	if [[ $v == 4.2 ]]; then
-		n=$(awk '$1=="READ"{print $2}' "$st2")
-		((${n:-0} == 0)) || rw_fail "$v" mountstats-READ "the client fell back to READ ($n) during the write checks"
-	fi
-
-	# Reverse: host changes, guest sees them.
-	grep -qxF "RWDONE $v" "$RESULTS" || return 0
-	sed -n "s/^HB $v //p" "$RESULTS" >"$WORK/rw-hostdir-guest-before-$v.manifest"
-	sed -n "s/^HA $v //p" "$RESULTS" >"$WORK/rw-hostdir-guest-after-$v.manifest"
-	rw_diff "$v" reverse-before "$WORK/rw-host-before-$v.manifest" "$WORK/rw-hostdir-guest-before-$v.manifest" \
-		"host-written files before the change vs the guest's view" || true
-	if [[ ! -f $WORK/rw-host-after-$v.manifest ]]; then
-		rw_fail "$v" reverse "the host never saw READY $v, so it changed nothing"
-	else
-		if rw_diff "$v" reverse-after "$WORK/rw-host-after-$v.manifest" "$WORK/rw-hostdir-guest-after-$v.manifest" \
-			"host-changed files vs the guest's view after drop_caches"; then
-			e2e_log "v$v: reverse: the guest sees the host's same-size rewrite of an open+cached file, append, replace by rename, rename, remove, create, chmod, mkdir"
-		fi
-		for f in chg.bin repl.txt grow.txt; do
-			want=$(awk -v f="./$f" '$1=="F" && $2==f {print $NF}' "$WORK/rw-host-after-$v.manifest")
-			got=$(awk -v v="$v" -v f="$f" '$1=="HC" && $2==v && $3==f {print $4}' "$RESULTS")
-			if [[ $got != "$want" ]]; then
-				local old
-				old=$(awk -v f="./$f" '$1=="F" && $2==f {print $NF}' "$WORK/rw-host-before-$v.manifest")
-				if [[ $got == "$old" ]]; then
-					rw_fail "$v" reverse-cto "re-opening $f (still cached in the guest) gave the OLD content after the host changed it: close-to-open revalidation missed the change (change attribute / size / mtime not updated?)"
-				else
-					rw_fail "$v" reverse-cto "re-opening $f after the host changed it: sha256 ${got:-none}, want $want"
-				fi
-			fi
+	if [[ -f $d/punched.bin ]]; then
+		for q in "0 hole" "1048576 data"; do
+			# shellcheck disable=SC2086
+			echo "HSEEK $v punched.bin $q $("$E2E_FSHELPER" seek "$d/punched.bin" $q 2>&1 | tr '\n' ' ')"
 		done
 	fi
+	echo "HSEEK $v past-eof.bin 0 data $("$E2E_FSHELPER" seek "$d/past-eof.bin" 0 data 2>&1 | tr '\n' ' ')"
+	if [[ -f $d/xattr.txt ]]; then
+		echo "HXATTR $v xattr.txt user.e2e $("$E2E_FSHELPER" getxattr "$d/xattr.txt" user.e2e 2>&1 | tr '\n' ' ')"
+		echo "HXATTRS $v xattr.txt $("$E2E_FSHELPER" listxattr "$d/xattr.txt" 2>&1 | grep '^user\.' | tr '\n' ' ')"
+	fi
+	[[ ! -f $d/now.txt ]] || echo "HMTIME $v now.txt $(stat -c %Y "$d/now.txt")"
 }
 
-# rw_server_log: the server's warnings/errors, for failed write checks.
-rw_server_log() {
-	[[ -n $SERVER_LOG && -f $SERVER_LOG ]] || return 0
-	local n
-	n=$(grep -cE 'level=(WARN|ERROR)' "$SERVER_LOG" || true)
-	echo "---- server log: $n WARN/ERROR lines ($SERVER_LOG) ----" >&2
-	grep -E 'level=(WARN|ERROR)' "$SERVER_LOG" | head -n 40 >&2 || true
+# fs_facts: the filesystem phase's host listings after the run: what each
+# export must show (outer: A1 alone, through the bind mount under-outer;
+# cross: with B2 at proj) and B1, which nothing may have changed.
+fs_facts() {
+	local e n dir
+	for e in ${E2E_FS_EXPORTS//,/ }; do
+		n=${e%%:*}
+		dir=$EXPORT/$n
+		[[ $n != outer ]] || dir=$EXPORT/under-outer
+		e2e_rw_manifest "$dir" >"$WORK/host-after-$n.manifest"
+	done
+	e2e_rw_manifest "$EXPORT/outer/proj" >"$WORK/host-after-b1.manifest"
 }
 
-# rw_pcap_errors: the NFS calls that failed, from the capture (needs
-# tshark); LOOKUP -> NFS4ERR_NOENT (every create does one) and LOCK ->
+# pcap_errors: the NFS calls that failed, from the capture (needs tshark);
+# LOOKUP -> NFS4ERR_NOENT (every create does one) and LOCK ->
 # NFS4ERR_DENIED (the lock test provokes it) are left out.
-rw_pcap_errors() {
+pcap_errors() {
 	[[ -s $PCAP ]] || return 0
 	if ! command -v tshark >/dev/null; then
 		echo "(apt-get install tshark to list the failing NFS calls from $PCAP here)" >&2
@@ -491,84 +330,40 @@ rw_pcap_errors() {
 	cut -c1-220 "$WORK/nfs-errors.txt" >&2
 }
 
-npass=0 nfail=0
-rw_failed=
-if [[ -n $EXP ]]; then
-	# shellcheck source=exports-check.sh
-	. "$E2E_KDIR/exports-check.sh"
-elif [[ -n $FS ]]; then
-	# shellcheck source=fs-check.sh
-	. "$E2E_KDIR/fs-check.sh"
-	fs_check "${VERS[0]}"
-fi
-for v in "${VERS[@]}"; do
-	[[ -z $PROBE && -z $FS && -z $RESTART ]] || break
-	nf0=${#fails[@]}
-	mline=$(grep "^MOUNT $v " "$RESULTS" || true)
-	case $mline in
-	"MOUNT $v ok"*) e2e_log "v$v: mounted (${mline#MOUNT $v ok })" ;;
-	"MOUNT $v fail"*)
-		fail "v$v: MOUNT FAILED: ${mline#MOUNT $v fail }"
-		nfail=$((nfail + 1))
-		continue
-		;;
-	*)
-		fail "v$v: no mount result (the mount hung or the guest stopped before it)"
-		nfail=$((nfail + 1))
-		continue
-		;;
+{
+	echo "QEMU $qrc $elapsed $TIMEOUT"
+	[[ ! -s $WORK/server-died ]] || echo "SERVERDIED $(cat "$WORK/server-died")"
+	sync
+	case $MODE in
+	nfs) if [[ -n $RW ]]; then for v in "${VERS[@]}"; do rw_facts "$v"; done; fi ;;
+	fs) fs_facts ;;
+	exports) e2e_rw_manifest "$EXPORT" >"$WORK/host-after.manifest" ;;
 	esac
-	sed -n "s/^M $v //p" "$RESULTS" >"$WORK/guest-$v.manifest"
-	if ! diff -u "$WORK/host.manifest" "$WORK/guest-$v.manifest" >"$WORK/diff-$v.txt"; then
-		echo "---- host vs guest (v$v) listing/checksum differences ----" >&2
-		head -n 60 "$WORK/diff-$v.txt" >&2
-		bad=$(grep -c '^+[FDLO] ' "$WORK/diff-$v.txt" || true)
-		fail "v$v: CHECKSUM/LISTING MISMATCH ($bad guest entries differ; full diff in $WORK/diff-$v.txt)"
-	else
-		e2e_log "v$v: all $(grep -c '^F ' "$WORK/host.manifest") files match the host's sha256 ($(wc -l <"$WORK/host.manifest") entries)"
-	fi
-	stat_of() { awk -v v="$v" -v op="$1" -v f="$2" '$1=="STAT" && $2==v && $3==op {print $f; found=1} END{if(!found) print 0}' "$RESULTS" | head -n1; }
-	rp=$(stat_of READ_PLUS 4)
-	rpe=$(stat_of READ_PLUS 5)
-	rd=$(stat_of READ 4)
-	e2e_log "v$v: mountstats READ_PLUS ops=$rp errors=$rpe, READ ops=$rd"
-	if [[ $v == 4.2 ]]; then
-		if ((rp == 0)); then
-			fail "v4.2: READ_PLUS counter is 0 in /proc/self/mountstats: the client never used READ_PLUS"
-		elif ((rpe >= rp)); then
-			fail "v4.2: every READ_PLUS failed ($rpe/$rp errors): server rejected READ_PLUS"
-		elif ((rd > 0)); then
-			fail "v4.2: client fell back to READ ($rd READs besides $rp READ_PLUS): server rejected READ_PLUS"
-		else
-			e2e_log "v4.2: READ_PLUS used ($rp ops, $rpe errors), no plain READ"
-		fi
-	fi
-	[[ -z $RW ]] || rw_check "$v"
-	if ((${#fails[@]} == nf0)); then npass=$((npass + 1)); else nfail=$((nfail + 1)); fi
-done
-if [[ -n $rw_failed ]]; then
-	rw_server_log
-	rw_pcap_errors
+	echo "NOW $(date +%s)"
+} >>"$HOSTREC"
+if [[ -n ${E2E_SERVER_LOG:-} && -f $E2E_SERVER_LOG && ! $E2E_SERVER_LOG -ef $WORK/server.log ]]; then
+	cp "$E2E_SERVER_LOG" "$WORK/server.log"
 fi
 
-if ((${#fails[@]})); then
-	[[ -n $PROBE || -n $FS || -n $RESTART ]] || echo "e2e-kernel: $npass passed, $nfail failed"
+what="NFS ${VERS[*]}"
+case $MODE in
+probe) what="probe (boot + guestfwd)" ;;
+fs) what="filesystem phase (mounts inside exports, a full filesystem), NFS ${VERS[*]}" ;;
+restart) what="restart phase (a POSIX lock held across a server kill -9 + restart), NFS ${VERS[*]}" ;;
+deleg) what="delegation phase (a read delegation recalled for another client's write open), NFS ${VERS[*]}" ;;
+exports) what="exports phase (ro, root_squash, a hidden export), NFS ${VERS[*]}" ;;
+esac
+if ! e2e_verdict "$WORK"; then
+	[[ $MODE == probe ]] || pcap_errors
 	{
 		echo
-		echo "================ e2e (kernel client${FS:+, filesystem phase}) FAILED ================"
-		printf '  - %s\n' "${fails[@]}"
+		echo "================ e2e (kernel client): $what FAILED ================"
+		echo "  the failures: the verdict's FAIL lines above (also in $WORK/verdict.txt)"
 		echo "  console log: $CONSOLE"
-		echo "  results:     $RESULTS"
+		echo "  results:     $RESULTS (guest), $HOSTREC (host)"
 		[[ -s $PCAP ]] && echo "  packets:     $PCAP (snaplen 512)"
 		echo "============================================================"
 	} >&2
 	exit 1
 fi
-[[ -n $PROBE || -n $FS || -n $RESTART ]] || echo "e2e-kernel: $npass passed, 0 failed"
-what="NFS ${VERS[*]}"
-[[ -z $PROBE ]] || what="probe (boot + guestfwd)"
-[[ -z $FS ]] || what="filesystem phase (mounts inside exports, a full filesystem), NFS ${VERS[*]}"
-[[ -z $RESTART ]] || what="restart phase (a POSIX lock held across a server kill -9 + restart), NFS ${VERS[*]}"
-[[ -z $DELEG ]] || what="delegation phase (a read delegation recalled for another client's write open), NFS ${VERS[*]}"
-[[ -z $EXP ]] || what="exports phase (ro, root_squash, a hidden export), NFS ${VERS[*]}"
 echo "================ e2e (kernel client) PASSED: $what in ${elapsed}s ================"

@@ -90,3 +90,11 @@ func BitmapOf(attrs ...int) Bitmap {
 	}
 	return b
 }
+
+// Or returns the attributes set in either.
+func (b Bitmap) Or(o Bitmap) Bitmap {
+	for i := range b {
+		b[i] |= o[i]
+	}
+	return b
+}
