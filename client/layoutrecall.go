@@ -74,18 +74,36 @@ func (c *Client) cbLayoutRecall(d *xdr.Decoder) nfs4.Status {
 	return nfs4.OK
 }
 
-// cbRecallAny answers CB_RECALL_ANY (RFC 8881 section 20.6) with NFS4_OK:
-// the client keeps few layouts and returns each on close, which is what
-// the server asks for.
+// RCA4_TYPE_MASK bits of flexible-files layouts (RFC 8435 section 16):
+// READ layouts, and RW ones.
+const (
+	rcaFFLayoutRead = 16 // RCA4_TYPE_MASK_FF_LAYOUT_MIN
+	rcaFFLayoutRW   = 17 // RCA4_TYPE_MASK_FF_LAYOUT_MAX
+)
+
+// cbRecallAny answers CB_RECALL_ANY (RFC 8881 section 20.6): when the mask
+// names flexible-files layouts, all but craa_objects_to_keep of the
+// layouts held are returned, as recalled ones are (the Linux client,
+// nfs4_callback_recallany, returns all of them). The answer is NFS4_OK.
 func (c *Client) cbRecallAny(d *xdr.Decoder) nfs4.Status {
-	d.Uint32() // craa_objects_to_keep
-	nfs4.DecodeBitmap(d)
+	keep := d.Uint32() // craa_objects_to_keep
+	mask := nfs4.DecodeBitmap(d)
 	if d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
 	c.cb.anys.Add(1)
+	if mask[0]&(1<<rcaFFLayoutRead|1<<rcaFFLayoutRW) == 0 {
+		return nfs4.OK
+	}
+	r := LayoutRecall{Type: LayoutFlexFiles, IOMode: IOModeAny, Kind: LayoutReturnAll, Length: LengthAll}
+	for _, h := range c.layouts.takeExcess(int(keep)) {
+		go h.recalled(r)
+	}
 	return nfs4.OK
 }
+
+// RecallAnys returns how many CB_RECALL_ANYs the client has answered.
+func (c *Client) RecallAnys() uint64 { return c.cb.anys.Load() }
 
 // layoutHolder is what holds a layout of one file (a PNFSFile).
 type layoutHolder interface {
@@ -141,4 +159,21 @@ func (t *layoutTable) take(r LayoutRecall) []layoutHolder {
 	}
 	t.byFH = nil
 	return all
+}
+
+// takeExcess removes and returns all but keep of the holders.
+func (t *layoutTable) takeExcess(keep int) []layoutHolder {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []layoutHolder
+	n := 0
+	for fh, hs := range t.byFH {
+		n += len(hs)
+		if n <= keep {
+			continue
+		}
+		out = append(out, hs...)
+		delete(t.byFH, fh)
+	}
+	return out
 }

@@ -430,6 +430,12 @@ func (s *pfake) layoutOp(op uint32, d *xdr.Decoder, e *xdr.Encoder) nfs4.Status 
 // recall sends CB_COMPOUND(CB_SEQUENCE, CB_LAYOUTRECALL args) on the
 // first connection and returns the CB_LAYOUTRECALL status.
 func (s *pfake) recall(args []byte) (nfs4.Status, error) {
+	return s.callback(opCBLayoutrecall, args)
+}
+
+// callback sends CB_COMPOUND(CB_SEQUENCE, op args) on the first
+// connection and returns op's status.
+func (s *pfake) callback(cbop uint32, args []byte) (nfs4.Status, error) {
 	e := xdr.NewEncoder(256)
 	e.Reserve()
 	e.Uint32(0x1234)
@@ -453,7 +459,7 @@ func (s *pfake) recall(args []byte) (nfs4.Status, error) {
 	e.Uint32(0)
 	e.Bool(false)
 	e.Uint32(0)
-	e.Uint32(opCBLayoutrecall)
+	e.Uint32(cbop)
 	e.Fixed(args)
 	e.Patch(0, xdr.RecordMark(e.Len()-4))
 	s.mu.Lock()
@@ -474,7 +480,7 @@ func (s *pfake) recall(args []byte) (nfs4.Status, error) {
 		return 0, fmt.Errorf("%d results", n)
 	}
 	d.Skip(8 + 16 + 16) // CB_SEQUENCE result
-	if op := d.Uint32(); op != opCBLayoutrecall {
+	if op := d.Uint32(); op != cbop {
 		return 0, fmt.Errorf("result for op %d", op)
 	}
 	return nfs4.Status(d.Uint32()), d.Err()
@@ -800,5 +806,29 @@ func TestPNFSReadOtherMirror(t *testing.T) {
 	}
 	if s.ds[1].count("READ") == 0 || s.p.Fallbacks() != 0 {
 		t.Fatalf("second mirror READs %d, fallbacks %d", s.ds[1].count("READ"), s.p.Fallbacks())
+	}
+}
+
+func TestPNFSRecallAny(t *testing.T) {
+	s := newPNFSSetup(t, 1, 0, [][]int{{0}}, PNFSOptions{RetryAfter: time.Millisecond})
+	pnfsWriteAll(t, s.f, pattern(5000), nfs4.FileSync4)
+	// A mask without the flexfiles bits leaves the layout held.
+	if st, err := s.mds.callback(opCBRecallAny, w{}.u32(0, 1, 1<<3)); err != nil || st != nfs4.OK {
+		t.Fatalf("CB_RECALL_ANY: %v %v", StatusName(st), err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if s.mds.count("LAYOUTRETURN") != 0 {
+		t.Fatal("a layout returned for a mask without flexfiles layouts")
+	}
+	// Keep 0 of RCA4_TYPE_MASK_FF_LAYOUT_MIN/MAX: the layout goes back.
+	if st, err := s.mds.callback(opCBRecallAny, w{}.u32(0, 1, 1<<16|1<<17)); err != nil || st != nfs4.OK {
+		t.Fatalf("CB_RECALL_ANY: %v %v", StatusName(st), err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.mds.count("LAYOUTRETURN") == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if s.mds.count("LAYOUTRETURN") != 1 || s.c.RecallAnys() != 2 {
+		t.Fatalf("LAYOUTRETURNs %d, CB_RECALL_ANYs %d", s.mds.count("LAYOUTRETURN"), s.c.RecallAnys())
 	}
 }
