@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,19 +57,22 @@ func startMDS(t *testing.T, n int) string {
 	return serveConfig(t, nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, StateDir: t.TempDir(), DataServers: pool})
 }
 
-// TestPNFSIOR: ior-easy and ior-hard through layouts put every byte on
+// TestPNFSIOR: ior-easy, ior-hard, randread and io500's ior phases through layouts put every byte on
 // the data servers, and the results count them per data server.
 func TestPNFSIOR(t *testing.T) {
 	addr := startMDS(t, 2)
 	cfg := tinyConfig()
 	cfg.Size = 4 << 20
 	cfg.PNFS = PNFSOn
-	builders := []Builder{IOREasy, IORHard, RandRead}
+	builders := []Builder{IOREasy, IORHard, RandRead, IO500}
 	for i, b := range append(builders, IOREasy) {
 		if i == len(builders) {
 			cfg.PNFS = PNFSAuto // finds the MDS with its probe connection
 		}
 		for _, r := range run(t, cfg, &Target{Addr: addr, Export: "/"}, b) {
+			if strings.HasPrefix(r.Workload, "mdtest") {
+				continue // metadata, and small files through the MDS
+			}
 			var sum uint64
 			for _, d := range r.DataServers {
 				sum += d.ReadBytes + d.WriteBytes
