@@ -31,7 +31,10 @@ type PNFS struct {
 
 	mu    sync.Mutex
 	devs  map[DeviceID]*dsDevice
-	conns map[string]*dsConn // by "host:port"
+	conns map[string]*dsConn     // by "host:port"
+	stats map[string]*dsCounters // by "host:port", across reconnections
+	// gone: wire bytes of connections dropped (dropConn).
+	goneSent, goneReceived uint64
 
 	fallbacks atomic.Uint64 // I/Os sent through the MDS
 	reports   atomic.Uint64 // data-server errors reported to the MDS
@@ -76,7 +79,7 @@ func NewPNFS(mds *Client, opts PNFSOptions) *PNFS {
 	if mds.opts.Minor < 2 {
 		opts.ReportInReturn = true
 	}
-	return &PNFS{mds: mds, opts: opts, devs: map[DeviceID]*dsDevice{}, conns: map[string]*dsConn{}}
+	return &PNFS{mds: mds, opts: opts, devs: map[DeviceID]*dsDevice{}, conns: map[string]*dsConn{}, stats: map[string]*dsCounters{}}
 }
 
 // MDS returns the metadata-server client.
@@ -95,8 +98,8 @@ func (p *PNFS) Stats() []DSStat {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []DSStat
-	for addr, c := range p.conns {
-		out = append(out, c.st.snapshot(addr))
+	for addr, st := range p.stats {
+		out = append(out, st.snapshot(addr))
 	}
 	slices.SortFunc(out, func(a, b DSStat) int { return strings.Compare(a.Addr, b.Addr) })
 	return out
@@ -107,6 +110,7 @@ func (p *PNFS) Stats() []DSStat {
 func (p *PNFS) WireBytes() (sent, received uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	sent, received = p.goneSent, p.goneReceived
 	for _, c := range p.conns {
 		if dc := c.ready.Load(); dc != nil {
 			s := dc.Stats()
@@ -154,7 +158,7 @@ type dsConn struct {
 	c     *Client // set in once
 	err   error
 	ready atomic.Pointer[Client] // c, once dialed: for Close and WireBytes
-	st    dsCounters
+	st    *dsCounters
 }
 
 type dsCounters struct {
@@ -258,7 +262,10 @@ func (p *PNFS) conn(ctx context.Context, d *dsDevice) (*dsConn, string, error) {
 		p.mu.Lock()
 		c := p.conns[addr]
 		if c == nil {
-			c = &dsConn{}
+			if p.stats[addr] == nil {
+				p.stats[addr] = &dsCounters{}
+			}
+			c = &dsConn{st: p.stats[addr]}
 			p.conns[addr] = c
 		}
 		p.mu.Unlock()
@@ -647,6 +654,9 @@ func (f *PNFSFile) failed(ctx context.Context, l *heldLayout, t *dsTarget, op ui
 	f.p.mds.layouts.remove(f.F.FH, f)
 	f.mu.Unlock()
 	de := DeviceError{Device: t.dev, Status: dsStatus(err), Op: op}
+	if de.Status == nfs4.ErrNxio {
+		f.p.dropConn(t.addr, t.conn)
+	}
 	f.p.reports.Add(1)
 	if f.p.opts.ReportInReturn {
 		l.errs = append(l.errs, de)
@@ -654,6 +664,23 @@ func (f *PNFSFile) failed(ctx context.Context, l *heldLayout, t *dsTarget, op ui
 		f.p.mds.LayoutError(ctx, f.F.FH, off, n, l.sid, []DeviceError{de})
 	}
 	f.p.retire(ctx, f.F.FH, l)
+}
+
+// dropConn forgets a data-server connection that failed, so that the
+// next layout naming its address dials it again (a restarted server).
+func (p *PNFS) dropConn(addr string, c *dsConn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conns[addr] != c {
+		return // dropped already
+	}
+	delete(p.conns, addr)
+	if dc := c.ready.Load(); dc != nil {
+		s := dc.Stats()
+		p.goneSent += s.BytesSent
+		p.goneReceived += s.BytesReceived
+		go dc.Close()
+	}
 }
 
 // dsStatus is the nfsstat4 to report for an error from a data server: its

@@ -832,3 +832,33 @@ func TestPNFSRecallAny(t *testing.T) {
 		t.Fatalf("LAYOUTRETURNs %d, CB_RECALL_ANYs %d", s.mds.count("LAYOUTRETURN"), s.c.RecallAnys())
 	}
 }
+
+// A data server whose connection breaks: the error is reported as
+// NFS4ERR_NXIO, that write goes through the MDS, and the next layout
+// dials the server again; its counts go on.
+func TestPNFSDataServerReconnect(t *testing.T) {
+	s := newPNFSSetup(t, 1, 0, [][]int{{0}}, PNFSOptions{RetryAfter: time.Millisecond})
+	m := s.mds.snap
+	pnfsWriteAll(t, s.f, pattern(5000), nfs4.FileSync4)
+	s.ds[0].set(func(ds *pfake) {
+		for _, c := range ds.conns {
+			c.Close()
+		}
+		ds.conns = nil
+	})
+	pnfsWriteAll(t, s.f, pattern(5000), nfs4.FileSync4)
+	dev := testDevice(0)
+	want := w{}.raw(string(dev[:])).u32(uint32(nfs4.ErrNxio), nfs4.OpWrite)
+	if len(m().errors) != 1 || !bytes.Equal(m().errors[0], want) || s.p.Fallbacks() != 1 {
+		t.Fatalf("LAYOUTERROR reports %x, fallbacks %d", m().errors, s.p.Fallbacks())
+	}
+	time.Sleep(2 * time.Millisecond)
+	pnfsWriteAll(t, s.f, pattern(5000), nfs4.FileSync4)
+	st := s.p.Stats()
+	if s.p.Fallbacks() != 1 || len(st) != 1 || st[0].Writes != 2 || st[0].Errors != 1 || s.ds[0].count("EXCHANGE_ID") != 2 {
+		t.Fatalf("fallbacks %d, stats %+v, data server EXCHANGE_IDs %d", s.p.Fallbacks(), st, s.ds[0].count("EXCHANGE_ID"))
+	}
+	if sent, _ := s.p.WireBytes(); sent < 10000 {
+		t.Fatalf("wire bytes sent %d", sent)
+	}
+}
