@@ -27,9 +27,9 @@ func openFiles(ctx context.Context, t *Target, dir []byte, name string, create, 
 	for i, c := range t.conns {
 		var err error
 		if create {
-			files[i], err = c.OpenCreate(ctx, dir, name, 0o644)
+			files[i], err = t.openFile(ctx, c, dir, name, true, 0o644)
 		} else {
-			files[i], err = c.Open(ctx, dir, name, nfs4.ShareAccessRead)
+			files[i], err = t.openFile(ctx, c, dir, name, false, 0)
 		}
 		if err != nil {
 			closeAll(ctx, t, files)

@@ -21,10 +21,14 @@ type Target struct {
 	LocalDir  string // the export's directory on this machine, if local
 	ServerPID int    // server process for CPU accounting; 0: unknown
 
-	conns     []*client.Client
-	pnfs      []*client.PNFS // one per connection with pNFS on (pnfs.go)
-	dir       []byte         // handle of the benchmark directory
-	graceOnce sync.Once      // "server in grace period" is said once
+	conns []*client.Client
+	pnfs  []*client.PNFS // one per connection with pNFS on (pnfs.go)
+	// noDeleg: the back channel is there for layout recalls only, so
+	// OPENs say OPEN4_SHARE_ACCESS_WANT_NO_DELEG and the runs get no
+	// more delegations than without pNFS.
+	noDeleg   bool
+	dir       []byte    // handle of the benchmark directory
+	graceOnce sync.Once // "server in grace period" is said once
 }
 
 // Label is the target's name in output.
@@ -42,6 +46,7 @@ func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return dialError(t.Addr, err)
 	}
+	t.noDeleg = back && !cfg.BackChannel
 	for range cfg.Conns {
 		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: back, NoHoleFill: cfg.NoVerify,
 			ExchangeFlags: exchangeFlags(cfg.PNFS),
@@ -81,7 +86,7 @@ const graceProbe = ".nfsbench-grace-probe"
 // wait.
 func (t *Target) awaitGrace(ctx context.Context) error {
 	c := t.conns[0]
-	f, err := c.OpenCreate(ctx, t.dir, graceProbe, 0o600)
+	f, err := t.openFile(ctx, c, t.dir, graceProbe, true, 0o600)
 	if err != nil {
 		return fmt.Errorf("%s: OPEN of %s: %w", t.Label(), graceProbe, err)
 	}
@@ -108,6 +113,20 @@ func (t *Target) wantBackChannel(ctx context.Context, cfg *Config) (bool, error)
 	}
 	defer c.Close()
 	return c.ExchangeFlags()&nfs4.ExchgIDUsePNFSMDS != 0, nil
+}
+
+// openFile opens name in dir on connection c: for reading, or for
+// reading and writing with create (UNCHECKED4, mode) when create is set.
+func (t *Target) openFile(ctx context.Context, c *client.Client, dir []byte, name string, create bool, mode uint32) (*client.File, error) {
+	a := &client.OpenArgs{Access: nfs4.ShareAccessRead, Name: name}
+	if create {
+		a.Access, a.Create, a.CreateMode = nfs4.ShareAccessBoth, true, nfs4.CreateUnchecked
+		a.Attrs = &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrMode), Mode: mode}
+	}
+	if t.noDeleg {
+		a.Access |= nfs4.ShareAccessWantNoDeleg
+	}
+	return c.OpenWith(ctx, dir, a)
 }
 
 // Close ends every connection.
