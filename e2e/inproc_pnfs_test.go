@@ -43,7 +43,7 @@ func (m *memDataServers) Create(_ context.Context, name string) (nfs.FileLayout,
 	m.n++
 	fh := "ds-" + name
 	m.files[fh] = nil
-	return nfs.FileLayout{UID: 20000, GID: 20000, Mirrors: []nfs.DSFile{{Device: memDev, FH: []byte(fh)}}}, nil
+	return nfs.FileLayout{Name: name, UID: 20000, GID: 20000, Mirrors: []nfs.DSFile{{Device: memDev, FH: []byte(fh)}}}, nil
 }
 
 func (m *memDataServers) Fence(_ context.Context, l nfs.FileLayout) (nfs.FileLayout, error) {

@@ -192,6 +192,13 @@ func (s *Server) usableMirrors(l *FileLayout, iomode uint32) ([]DSFile, nfs4.Sta
 	for _, d := range s.mds.ds.Devices() {
 		up[d.ID] = true
 	}
+	if st, ok := s.mds.ds.(StaleMirrors); ok {
+		// A mirror that missed writes while its server was away is not
+		// named until it is copied over again (pnfs.Pool.Resilver).
+		for _, id := range st.StaleMirrors(*l) {
+			up[id] = false
+		}
+	}
 	var out []DSFile
 	for _, m := range l.Mirrors {
 		if up[m.Device] {

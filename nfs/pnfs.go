@@ -52,6 +52,9 @@ type DSFile struct {
 // AUTH_SYS to the data servers (RFC 8435 section 2.2). Fencing changes
 // UID and GID.
 type FileLayout struct {
+	// Name is the data files' name on every mirror (Create's name):
+	// REMOVE needs it, a file handle alone cannot remove a file.
+	Name     string
 	Mirrors  []DSFile
 	UID, GID uint32
 	// StripeUnit is ffl_stripe_unit; 0: no striping (one data file per
@@ -92,4 +95,12 @@ type DataServers interface {
 	// server is left out of new placements and layouts until it answers
 	// again.
 	Failed(id DeviceID, status nfs4.Status)
+}
+
+// StaleMirrors is what DataServers may also offer: the mirrors of l that
+// missed writes while their data server was out of service. LAYOUTGET
+// leaves them out (and a RW layout is then unavailable) until they are
+// copied over again.
+type StaleMirrors interface {
+	StaleMirrors(l FileLayout) []DeviceID
 }

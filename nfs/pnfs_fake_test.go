@@ -88,7 +88,7 @@ func (f *fakeDS) Create(_ context.Context, name string) (FileLayout, error) {
 		return FileLayout{}, f.createErr
 	}
 	f.nextID++
-	l := FileLayout{UID: f.nextID, GID: f.nextID}
+	l := FileLayout{Name: name, UID: f.nextID, GID: f.nextID}
 	for i := 0; i < f.mirrors; i++ {
 		fh := []byte(fmt.Sprintf("fh-%d-%s", i, name))
 		f.files[string(fh)] = &fakeFile{uid: l.UID, gid: l.GID}

@@ -26,20 +26,24 @@ const layoutVersion = 1
 // limit, the Linux client handles up to 16 per layout (ff_layout_alloc_lseg).
 const maxMirrors = 16
 
+// maxDataName bounds the data files' name (FileLayout.Name): dataName
+// makes names of at most 4 hex numbers.
+const maxDataName = 128
+
 // layoutXattrMax bounds an encoded layout: version, uid, gid, stripe
-// unit, mirror count and per mirror a device id and a handle.
-const layoutXattrMax = 1 + 4 + 4 + 8 + 1 + maxMirrors*(nfs4.DeviceIDSize+1+nfs4.FHSize)
+// unit, name, mirror count and per mirror a device id and a handle.
+const layoutXattrMax = 1 + 4 + 4 + 8 + 1 + maxDataName + 1 + maxMirrors*(nfs4.DeviceIDSize+1+nfs4.FHSize)
 
 var errBadLayoutXattr = errors.New("nfs: malformed layout attribute")
 
 // encodeLayout writes l in the layoutXattr format (version 1):
 //
-//	version(1) uid(4) gid(4) stripe_unit(8) mirrors(1)
-//	{ device_id(16) fh_len(1) fh(fh_len) } * mirrors
+//	version(1) uid(4) gid(4) stripe_unit(8) name_len(1) name(name_len)
+//	mirrors(1) { device_id(16) fh_len(1) fh(fh_len) } * mirrors
 //
 // all big-endian.
 func encodeLayout(l FileLayout) ([]byte, error) {
-	if len(l.Mirrors) == 0 || len(l.Mirrors) > maxMirrors {
+	if len(l.Mirrors) == 0 || len(l.Mirrors) > maxMirrors || l.Name == "" || len(l.Name) > maxDataName {
 		return nil, errBadLayoutXattr
 	}
 	b := make([]byte, 0, layoutXattrMax)
@@ -47,6 +51,8 @@ func encodeLayout(l FileLayout) ([]byte, error) {
 	b = binary.BigEndian.AppendUint32(b, l.UID)
 	b = binary.BigEndian.AppendUint32(b, l.GID)
 	b = binary.BigEndian.AppendUint64(b, l.StripeUnit)
+	b = append(b, byte(len(l.Name)))
+	b = append(b, l.Name...)
 	b = append(b, byte(len(l.Mirrors)))
 	for _, m := range l.Mirrors {
 		if len(m.FH) == 0 || len(m.FH) > nfs4.FHSize {
@@ -70,11 +76,18 @@ func decodeLayout(b []byte) (FileLayout, error) {
 	l.UID = binary.BigEndian.Uint32(b[1:])
 	l.GID = binary.BigEndian.Uint32(b[5:])
 	l.StripeUnit = binary.BigEndian.Uint64(b[9:])
-	n := int(b[17])
-	if n == 0 || n > maxMirrors {
-		return l, errBadLayoutXattr
-	}
+	nameLen := int(b[17])
 	b = b[18:]
+	if nameLen == 0 || nameLen > maxDataName || len(b) < nameLen+1 {
+		return FileLayout{}, errBadLayoutXattr
+	}
+	l.Name = string(b[:nameLen])
+	b = b[nameLen:]
+	n := int(b[0])
+	if n == 0 || n > maxMirrors {
+		return FileLayout{}, errBadLayoutXattr
+	}
+	b = b[1:]
 	l.Mirrors = make([]DSFile, n)
 	for i := range l.Mirrors {
 		if len(b) < nfs4.DeviceIDSize+1 {

@@ -11,7 +11,7 @@ import (
 // TestLayoutXattrRoundTrip: a layout survives encoding; garbage does not
 // decode.
 func TestLayoutXattrRoundTrip(t *testing.T) {
-	l := FileLayout{UID: 10001, GID: 10002, StripeUnit: 1 << 20, Mirrors: []DSFile{
+	l := FileLayout{Name: "1-2-3.4", UID: 10001, GID: 10002, StripeUnit: 1 << 20, Mirrors: []DSFile{
 		{Device: DeviceID{1, 2, 3}, FH: []byte("handle-one")},
 		{Device: DeviceID{9}, FH: bytes.Repeat([]byte{7}, 128)},
 	}}
@@ -44,7 +44,7 @@ func TestLayoutXattrRoundTrip(t *testing.T) {
 // what it accepts encodes back to the same bytes (one encoding per
 // layout: nothing else is accepted).
 func FuzzLayoutXattr(f *testing.F) {
-	b, _ := encodeLayout(FileLayout{UID: 1, GID: 2, Mirrors: []DSFile{{Device: DeviceID{1}, FH: []byte("fh")}}})
+	b, _ := encodeLayout(FileLayout{Name: "n", UID: 1, GID: 2, Mirrors: []DSFile{{Device: DeviceID{1}, FH: []byte("fh")}}})
 	f.Add(b)
 	f.Add([]byte{1})
 	f.Add([]byte{})

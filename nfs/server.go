@@ -34,6 +34,9 @@ type Config struct {
 	// StateDir keeps what must survive a restart: the key that signs file
 	// handles. Empty: a key for this process only (tests).
 	StateDir string
+	// ClientRecords, when set, keeps the clients that may reclaim after a
+	// restart instead of StateDir's clients file (state_store.go).
+	ClientRecords ClientRecordStore
 	// Caps on per-client state (defaults in state_limits.go). Past them a
 	// client gets an NFS error, never more of the server's memory.
 	MaxClients             int // client records (EXCHANGE_ID answers NFS4ERR_DELAY past it)

@@ -32,6 +32,8 @@ import (
 // enough that a whole rewrite costs nothing worth measuring.
 type clientStore struct {
 	dir string // "": nothing is kept (tests, and servers without a state directory)
+	// ext, when set, keeps the list instead of dir (Config.ClientRecords).
+	ext ClientRecordStore
 	log *slog.Logger
 
 	mu      sync.Mutex    // serialises writes
@@ -47,6 +49,17 @@ type clientRecord struct {
 
 const clientStoreHeader = "nfsd-uring clients 1"
 
+// ClientRecordStore keeps the list of clients that may reclaim somewhere
+// other than the state directory: a clustered metadata server keeps it in
+// etcd (package cluster), so a standby taking over knows which clients may
+// reclaim. The bytes are those of the clients file. Load returns nil when
+// nothing was saved; Save replaces what was. Both may block (a network
+// store); each is called with no lock of the server's held.
+type ClientRecordStore interface {
+	Load() ([]byte, error)
+	Save(data []byte) error
+}
+
 func (cs *clientStore) path() string { return filepath.Join(cs.dir, "clients") }
 
 // load reads the list a previous server instance left. A missing file is
@@ -56,6 +69,29 @@ func (cs *clientStore) path() string { return filepath.Join(cs.dir, "clients") }
 // without the header is an error: it is not a list this server wrote, and
 // starting without it would refuse every client's reclaim.
 func (cs *clientStore) load() ([]clientRecord, error) {
+	b, err := cs.read()
+	if b == nil || err != nil {
+		return nil, err
+	}
+	recs, bad, err := parseClientRecords(b)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range bad {
+		cs.logger().Warn("state directory: clients file line is damaged and skipped: that client cannot reclaim its state", "file", cs.path(), "line", n)
+	}
+	return recs, nil
+}
+
+// read returns the stored list's bytes, nil if there is none.
+func (cs *clientStore) read() ([]byte, error) {
+	if cs.ext != nil {
+		b, err := cs.ext.Load()
+		if err != nil {
+			return nil, fmt.Errorf("nfs: client records: %w", err)
+		}
+		return b, nil
+	}
 	if cs.dir == "" {
 		return nil, nil
 	}
@@ -66,14 +102,7 @@ func (cs *clientStore) load() ([]clientRecord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nfs: state directory: %w", err)
 	}
-	recs, bad, err := parseClientRecords(b)
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range bad {
-		cs.logger().Warn("state directory: clients file line is damaged and skipped: that client cannot reclaim its state", "file", cs.path(), "line", n)
-	}
-	return recs, nil
+	return b, nil
 }
 
 func (cs *clientStore) logger() *slog.Logger {
@@ -142,7 +171,7 @@ func formatClientRecords(recs []clientRecord) []byte {
 // save writes recs as generation gen, unless a later generation is on disk
 // already (it then holds this change too).
 func (cs *clientStore) save(gen uint64, recs []clientRecord) error {
-	if cs.dir == "" {
+	if cs.dir == "" && cs.ext == nil {
 		cs.written.Store(gen)
 		return nil
 	}
@@ -151,7 +180,13 @@ func (cs *clientStore) save(gen uint64, recs []clientRecord) error {
 	if cs.written.Load() >= gen {
 		return nil
 	}
-	if err := writeFileAtomic(cs.dir, "clients", formatClientRecords(recs)); err != nil {
+	var err error
+	if cs.ext != nil {
+		err = cs.ext.Save(formatClientRecords(recs))
+	} else {
+		err = writeFileAtomic(cs.dir, "clients", formatClientRecords(recs))
+	}
+	if err != nil {
 		return err
 	}
 	cs.written.Store(gen)

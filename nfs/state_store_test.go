@@ -128,3 +128,35 @@ func TestClientsFileWithoutHeader(t *testing.T) {
 		t.Fatalf("NewServer with a foreign clients file: %v", err)
 	}
 }
+
+// memRecords is a ClientRecordStore in memory.
+type memRecords struct{ data []byte }
+
+func (m *memRecords) Load() ([]byte, error)  { return m.data, nil }
+func (m *memRecords) Save(data []byte) error { m.data = append([]byte(nil), data...); return nil }
+
+// TestClientRecordStore: with Config.ClientRecords the client list goes
+// there instead of the state directory, and a restart reads it from
+// there.
+func TestClientRecordStore(t *testing.T) {
+	h := newHarness(t)
+	mem := &memRecords{}
+	useMem := func(c *Config) { c.ClientRecords = mem }
+	a := h.restart(useMem)
+	a.noReclaimComplete = false
+	a.owner = "clustered"
+	a.session()
+	if !strings.Contains(string(mem.data), hexOf("clustered")) {
+		t.Fatalf("store holds %q", mem.data)
+	}
+	if f := clientsFile(t, h.state); f != "" {
+		t.Errorf("the state directory's clients file was written too: %q", f)
+	}
+	b := a.restart(useMem)
+	b.s.state.mu.Lock()
+	ok := b.s.state.grace.pending[clientRecord{owner: "clustered", principal: a.uid}]
+	b.s.state.mu.Unlock()
+	if !ok {
+		t.Fatal("the client kept in the store may not reclaim after a restart")
+	}
+}

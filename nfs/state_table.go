@@ -176,7 +176,7 @@ func newStateTable(s *Server) *stateTable {
 		records: make(map[string]clientRecord),
 		files:   make(map[fileID]*fileState),
 		layouts: make(map[[nfs4.OtherSize]byte]*layoutState),
-		store:   clientStore{dir: s.cfg.StateDir, log: s.log},
+		store:   clientStore{dir: s.cfg.StateDir, ext: s.cfg.ClientRecords, log: s.log},
 
 		unconfirmed: make(map[string]*client),
 		byAddr:      make(map[netip.Addr]*addrUse),

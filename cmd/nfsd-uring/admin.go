@@ -29,6 +29,9 @@ Examples:
   nfsd-uring --export /srv/data --metrics 127.0.0.1:9249
                                                Prometheus metrics at http://127.0.0.1:9249/metrics
   nfsd-uring --metrics 127.0.0.1:9249 --debug  the same, plus net/http/pprof at /debug/pprof/
+  nfsd-uring --export /srv/meta --data-server 10.0.0.11:2049 --data-server 10.0.0.12:2049 --mirrors 2
+                                               pNFS flexible-files metadata server: file data on the
+                                               data servers (their exports no_root_squash for this host)
   nfsd-uring --version
 
 Flags:

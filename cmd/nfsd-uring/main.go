@@ -23,6 +23,7 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/engine"
 	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
+	"github.com/nfsd-uring/nfsd-uring/pnfs"
 )
 
 type exportList []nfs.Export
@@ -119,6 +120,11 @@ func run() error {
 	metricsAddr := flag.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9249)")
 	debugOn := flag.Bool("debug", false, "with --metrics: also serve net/http/pprof at /debug/pprof/ on that listener")
 	showVersion := flag.Bool("version", false, "print the version and VCS revision, and exit")
+	var ps pnfsSettings
+	flag.Var(&ps.servers, "data-server", "make the server a pNFS flexible-files metadata server whose files keep their data on this NFSv4.1+ data server, given as HOST:PORT[/PATH][,advertise=HOST:PORT] (repeatable): PATH is the directory there for the data files (default --ds-path; created if missing), advertise= the address clients are told; the data server's export must be no_root_squash for this server's address")
+	flag.IntVar(&ps.mirrors, "mirrors", 1, "with --data-server: data servers holding each file (each a full copy)")
+	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
+	flag.StringVar(&ps.dsPath, "ds-path", pnfs.DefaultPath, "with --data-server: the directory on a data server for the data files when HOST:PORT names none")
 	flag.Usage = usage
 	flag.Parse()
 	if *showVersion {
@@ -177,7 +183,13 @@ func run() error {
 	fio.NoSplit = !*splitWrites
 	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
-	srv, err := nfs.NewServer(nfs.Config{Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
+	ps.stateDir = *stateDir
+	role, err := setupDataServers(context.Background(), ps, log, stats)
+	if err != nil {
+		return err
+	}
+	defer role.close()
+	srv, err := nfs.NewServer(nfs.Config{DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxClientsPerAddress: *maxClientsAddr, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
 		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats})
