@@ -1,9 +1,3 @@
-//go:build pnfs_merged
-
-// Build tag: this file needs the metadata-server role (package pnfs, the
-// layout operations in nfs) from the h-mds and h-dsm branches; drop the
-// tag once they are merged (go test -tags pnfs_merged until then).
-
 package e2e
 
 import (
