@@ -154,7 +154,7 @@ func (c *compound) layoutget() nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
-	body := encodeFFLayout(l, mirrors)
+	body := encodeFFLayout(l, mirrors, a.iomode)
 	if need := 4 + stateidLen + 4 + 8 + 8 + 4 + 4 + 4 + xdrLen(len(body)); a.maxcount != 0 && need > int(a.maxcount) {
 		return nfs4.ErrToosmall // section 18.43.3: loga_maxcount
 	}
@@ -213,6 +213,11 @@ func (s *Server) usableMirrors(l *FileLayout, iomode uint32) ([]DSFile, nfs4.Sta
 	return out, nfs4.OK
 }
 
+// readerUID is the synthetic user of every READ layout: outside the
+// range the data-server pool gives owners (pnfs: 0x40000000-0x7fffffff),
+// so it owns no data file, and reads through the group's r bit.
+const readerUID = 0x3fffffff
+
 // ffFlags is ffl_flags. FF_FLAGS_NO_LAYOUTCOMMIT stays clear so that
 // clients send LAYOUTCOMMIT after writing to the data servers: the MDS
 // learns the file's new size and mtime from it (a DS WRITE does not
@@ -225,13 +230,21 @@ const ffFlags = 0
 // encodeFFLayout writes ff_layout4 (RFC 8435 section 5.1) for mirrors of
 // l: one ff_mirror4 per mirror, each with one ff_data_server4 naming the
 // data file, the anonymous stateid (loose coupling: section 5.1, the DS
-// knows nothing of the MDS's state) and the synthetic owner as numeric
-// strings, as knfsd's flexfiles server sends its uid and gid.
-func encodeFFLayout(l *FileLayout, mirrors []DSFile) []byte {
+// knows nothing of the MDS's state) and the synthetic ids as numeric
+// strings, as knfsd's flexfiles server sends its uid and gid. A RW
+// layout names the data file's owner (mode 0640: read and write); a READ
+// layout names readerUID with the file's group, so that its holder can
+// read the data file but not write it (RFC 8435 section 2.2; pynfs
+// FFLA1 checks the uids differ and the gids match).
+func encodeFFLayout(l *FileLayout, mirrors []DSFile, iomode uint32) []byte {
 	e := xdr.NewEncoder(layoutBodyMax)
 	e.Uint64(l.StripeUnit)
 	e.Uint32(uint32(len(mirrors)))
-	user := strconv.FormatUint(uint64(l.UID), 10)
+	uid := l.UID
+	if iomode == nfs4.LayoutIOModeRead {
+		uid = readerUID
+	}
+	user := strconv.FormatUint(uint64(uid), 10)
 	group := strconv.FormatUint(uint64(l.GID), 10)
 	for i, m := range mirrors {
 		e.Uint32(1) // ffm_data_servers: one per mirror, no striping across servers
@@ -425,15 +438,16 @@ func opLayoutreturn(c *compound) nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
-	// Reports first: they stand even if the stateid turns out stale.
-	if r, ok := decodeFFLayoutreturn(a.body); ok {
-		c.s.noteIOErrors(r.errors)
-		c.s.mds.statsReports.Add(uint64(r.stats))
-	}
 	whole := a.offset == 0 && a.length == nfs4.LengthToEOF
 	t.mu.Lock()
 	lsid, present, s := t.returnLayoutLocked(cl, n, sid, a.iomode, whole)
 	t.mu.Unlock()
+	// The reports stand even if the stateid turns out stale; they come
+	// after the return, whose seqid a recall they cause would move.
+	if r, ok := decodeFFLayoutreturn(a.body); ok {
+		c.s.noteIOErrors(r.errors)
+		c.s.mds.statsReports.Add(uint64(r.stats))
+	}
 	if s != nfs4.OK {
 		return s
 	}
@@ -521,8 +535,7 @@ func (s *Server) noteIOErrors(errs []deviceError) {
 		if e.status == nfs4.OK || e.status == nfs4.ErrAccess || e.status == nfs4.ErrPerm {
 			continue
 		}
-		s.failed(e.device, e.status)
-		s.recallDevice(e.device)
+		s.failed(e.device, e.status) // checked there; a recall follows if it leaves service (DeviceWatcher)
 	}
 }
 

@@ -104,3 +104,13 @@ type DataServers interface {
 type StaleMirrors interface {
 	StaleMirrors(l FileLayout) []DeviceID
 }
+
+// DeviceWatcher is what DataServers may also offer: it calls f (on a
+// goroutine of its own) whenever a data server leaves service, and the
+// server then recalls the layouts naming it (CB_LAYOUTRECALL). A client's
+// error report (LAYOUTERROR, LAYOUTRETURN) only asks DataServers.Failed
+// to check the server: one client cut off from a data server, or one
+// that lies, must not make every client return its layouts.
+type DeviceWatcher interface {
+	OnOutOfService(f func(DeviceID))
+}

@@ -24,6 +24,7 @@ type fakeDS struct {
 	failed    []fakeFailure
 	fences    int
 	removed   int
+	onDown    func(DeviceID) // OnOutOfService's
 }
 
 type fakeFile struct {
@@ -193,4 +194,24 @@ func (f *fakeDS) data(fh []byte) []byte {
 		return append([]byte(nil), ff.data...)
 	}
 	return nil
+}
+
+// OnOutOfService makes the fake a DeviceWatcher: takeDown calls f.
+func (f *fakeDS) OnOutOfService(fn func(DeviceID)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onDown = fn
+}
+
+// takeDown takes device i out of service, as the pool does when it stops
+// answering, and tells the watcher.
+func (f *fakeDS) takeDown(i int) {
+	f.mu.Lock()
+	id := f.devs[i].ID
+	f.down[id] = true
+	fn := f.onDown
+	f.mu.Unlock()
+	if fn != nil {
+		fn(id)
+	}
 }

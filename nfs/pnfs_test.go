@@ -706,3 +706,34 @@ func TestLayoutXattrHidden(t *testing.T) {
 		t.Errorf("layout after a SETXATTR of its name: %+v", after)
 	}
 }
+
+// TestRecallWhenDeviceLeavesService: a client's error report only asks
+// DataServers.Failed to check the server (no recall: one client must not
+// make every client return its layouts); the server leaving service
+// (DeviceWatcher) recalls the layouts naming it.
+func TestRecallWhenDeviceLeavesService(t *testing.T) {
+	ds := newFakeDS(1)
+	h, fh, _, _, l := layoutSetup(t, ds)
+	recalls := h.layoutRecalls()
+	h.s.noteIOErrors([]deviceError{{device: l.mirrors[0].device, status: nfs4.ErrIO}})
+	select {
+	case <-recalls:
+		t.Fatal("a client's report recalled the layouts")
+	case <-time.After(200 * time.Millisecond):
+	}
+	ds.mu.Lock()
+	reported := len(ds.failed)
+	ds.mu.Unlock()
+	if reported != 1 {
+		t.Fatalf("Failed called %d times, want 1", reported)
+	}
+	ds.takeDown(0)
+	select {
+	case got := <-recalls:
+		if !bytes.Equal(got, fh) {
+			t.Fatalf("CB_LAYOUTRECALL of %x, want %x", got, fh)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no CB_LAYOUTRECALL when the data server left service")
+	}
+}

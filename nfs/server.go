@@ -236,6 +236,9 @@ func NewServer(cfg Config) (*Server, error) {
 	s.registerGauges(s.stats)
 	if s.mds != nil {
 		s.registerLayoutGauges(s.stats)
+		if w, ok := cfg.DataServers.(DeviceWatcher); ok {
+			w.OnOutOfService(s.recallDevice)
+		}
 	}
 	go s.reapLeases()
 	go s.sweepUnlinked(cfg.UnlinkSweep)

@@ -128,6 +128,13 @@ func (t *stateTable) returnLayoutLocked(cl *client, n *node, sid nfs4.Stateid, i
 	if !isLayout {
 		return sid, false, nfs4.ErrBadStateid
 	}
+	if sid.Seqid != 0 && sid.Seqid < ls.seq {
+		// Unlike LAYOUTGET, a return must name the layout as it is now:
+		// one that crossed a newer LAYOUTGET's reply would return
+		// ranges the client has since been given again (section
+		// 18.44.3; pynfs FFLOOS).
+		return sid, false, nfs4.ErrOldStateid
+	}
 	if whole {
 		ls.iomodes &^= iomodeBits(iomode)
 	}

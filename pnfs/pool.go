@@ -129,6 +129,8 @@ type Pool struct {
 
 	persistMu sync.Mutex // orders PutFileState calls
 
+	onDown atomic.Pointer[func(nfs.DeviceID)] // OnOutOfService's f
+
 	dirty  chan struct{} // the registry writer has states to record
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -136,9 +138,14 @@ type Pool struct {
 }
 
 var (
-	_ nfs.DataServers  = (*Pool)(nil)
-	_ nfs.StaleMirrors = (*Pool)(nil)
+	_ nfs.DataServers   = (*Pool)(nil)
+	_ nfs.StaleMirrors  = (*Pool)(nil)
+	_ nfs.DeviceWatcher = (*Pool)(nil)
 )
+
+// OnOutOfService implements nfs.DeviceWatcher: f is called, on a
+// goroutine of its own, each time a server leaves service.
+func (p *Pool) OnOutOfService(f func(nfs.DeviceID)) { p.onDown.Store(&f) }
 
 // New makes a pool and tries each server once (in parallel, for
 // DialTimeout at most); one that does not answer is logged and left out of
@@ -227,18 +234,47 @@ func (p *Pool) describe(s *dataServer) nfs.DataServer {
 	return nfs.DataServer{ID: s.id, Addr: s.addr, RSize: r, WSize: w}
 }
 
-// Failed implements nfs.DataServers: the server leaves service for
-// HoldDown at least, then the prober decides.
+// Failed implements nfs.DataServers: the server is asked at once
+// whether it answers (check); if not, it leaves service for HoldDown at
+// least, then the prober decides.
 func (p *Pool) Failed(id nfs.DeviceID, status nfs4.Status) {
 	s, ok := p.byID[id]
 	if !ok {
 		return
 	}
 	s.stats.reported.Add(1)
+	if !s.probing.CompareAndSwap(false, true) {
+		return // a probe is on its way: it decides
+	}
+	go func() {
+		defer s.probing.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), p.cfg.DialTimeout)
+		defer cancel()
+		p.check(ctx, s, status)
+	}()
+}
+
+// check asks s whether it still answers after a client reported status
+// for it. A client's report is a claim, not a verdict: a client cut off
+// from one data server, or one that lies (pynfs's FFLOR* tests report
+// every error there is), must not take a server out of service for
+// every other client. One that does not answer goes out for HoldDown.
+func (p *Pool) check(ctx context.Context, s *dataServer, status nfs4.Status) {
+	s.mu.Lock()
+	c := s.c
+	s.mu.Unlock()
+	if c == nil {
+		return // out of service already, being dialled again
+	}
+	err := c.Ping(ctx)
+	if err == nil {
+		p.log.Debug("data server reported failed still answers", "server", s.cfg.String(), "status", client.StatusName(status))
+		return
+	}
 	s.mu.Lock()
 	s.holdUntil = time.Now().Add(p.cfg.HoldDown)
 	s.mu.Unlock()
-	p.setOutOfService(s, fmt.Sprintf("reported failed (%s)", client.StatusName(status)))
+	p.lost(s, c, fmt.Errorf("reported failed (%s), and no answer: %w", client.StatusName(status), err))
 }
 
 // setOutOfService takes s out of service (keeping its session).
@@ -254,6 +290,9 @@ func (p *Pool) setOutOfService(s *dataServer, reason string) {
 		s.stats.downs.Add(1)
 		p.log.Warn("data server out of service", "server", s.cfg.String(), "reason", reason)
 		p.markDirty()
+		if f := p.onDown.Load(); f != nil {
+			go (*f)(s.id)
+		}
 	}
 }
 

@@ -335,13 +335,21 @@ func TestServerDownAndBack(t *testing.T) {
 	if n, _, err := p.ReadAt(ctx, onDown, make([]byte, 10), 0); err != nil || n != 0 {
 		t.Errorf("ReadAt after return: %d %v", n, err)
 	}
-	// Failed takes it out again, for HoldDown at least.
+	// A report for a server that still answers leaves it in service (a
+	// client's claim is checked, not believed)...
 	p.Failed(down, 5)
-	if len(p.Devices()) != 1 {
-		t.Fatal("Failed did not take the server out of service")
+	waitFor(t, "the report checked", func() bool { return !p.byID[down].probing.Load() })
+	if len(p.Devices()) != 2 {
+		t.Fatal("a report took a server that answers out of service")
 	}
+	// ...one for a server that does not answer takes it out, for
+	// HoldDown at least.
+	ds[1].stop()
+	p.Failed(down, 5)
+	waitFor(t, "the reported server out of service", func() bool { return len(p.Devices()) == 1 })
+	ds[1].start()
 	waitFor(t, "the reported server back after the hold-down", func() bool { return len(p.Devices()) == 2 })
-	if st := p.Stats()[1]; st.Reported != 1 || st.Downs < 2 || st.Connects < 2 {
+	if st := p.Stats()[1]; st.Reported != 2 || st.Downs < 2 || st.Connects < 2 {
 		t.Errorf("stats %+v", st)
 	}
 }

@@ -19,6 +19,10 @@
 #                   and pynfs tests them; --delegations=false turns them off)
 #   PYNFS_PORT      first port to serve on (the engines take it and the
 #                   ones after); default: free ports the system picks
+#   PYNFS_PNFS      1: each server is a pNFS flexible-files metadata server
+#                   over a data server of its own (another nfsd-uring,
+#                   portable engine, on a free port); pynfs's layout tests
+#                   are flagged flex, layoutstats, layoutreturn and pnfs
 #
 # Exit status: 0 when every engine's run met PYNFS_MIN_PCT and passed every
 # baseline test, 1 otherwise, 2 when it could not run at all.
@@ -57,7 +61,7 @@ PIDS=()
 # the pids they recorded.
 cleanup() {
 	local p
-	for p in "${PIDS[@]}" $(cat "$WORK"/*/server.pid 2>/dev/null); do
+	for p in "${PIDS[@]}" $(cat "$WORK"/*/server.pid "$WORK"/*/ds.pid 2>/dev/null); do
 		kill "$p" 2>/dev/null || true
 	done
 	wait 2>/dev/null || true
@@ -86,10 +90,12 @@ portFree() {
 	$PY -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$1" 2>/dev/null
 }
 
-# waitPort waits until server $2 listens on 127.0.0.1:$1 (10 s at most).
+# waitPort waits until server $2 listens on 127.0.0.1:$1 (10 s at most;
+# 30 s for a metadata server, which starts its embedded etcd first).
 waitPort() {
-	local i
-	for ((i = 0; i < 100; i++)); do
+	local i tries=100
+	[[ ${PYNFS_PNFS:-0} != 1 ]] || tries=300
+	for ((i = 0; i < tries; i++)); do
 		kill -0 "$2" 2>/dev/null || return 1
 		if $PY -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2>/dev/null; then
 			return 0
@@ -97,6 +103,26 @@ waitPort() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# startDS starts the data server of engine $1's metadata server: an
+# nfsd-uring exporting its own directory (no client rules: no squashing,
+# so the MDS may create and chown the data files and clients write them
+# as the layouts' synthetic owners); its port goes to ds.port, its pid
+# beside the MDS's, so cleanup ends it.
+startDS() {
+	local dir=$WORK/$1 port pid
+	mkdir -p "$dir/ds-export" "$dir/ds-state"
+	port=$(freePort)
+	"$WORK/nfsd-uring" --export "$dir/ds-export" --listen "127.0.0.1:$port" \
+		--state-dir "$dir/ds-state" --engine portable >"$OUT/$1-ds.log" 2>&1 &
+	pid=$!
+	echo "$pid" >"$dir/ds.pid"
+	echo "$port" >"$dir/ds.port"
+	if ! waitPort "$port" "$pid"; then
+		log "$1: data server did not start (see $OUT/$1-ds.log)"
+		return 1
+	fi
 }
 
 # runEngine runs the suite against a server on engine $1, port $2 (a free
@@ -110,8 +136,13 @@ runEngine() {
 		log "$engine: port $port is in use"
 		return 1
 	fi
+	local dsargs=()
+	if [[ ${PYNFS_PNFS:-0} == 1 ]]; then
+		startDS "$engine" || return 1
+		dsargs=(--data-server "127.0.0.1:$(cat "$dir/ds.port")")
+	fi
 	"$WORK/nfsd-uring" --export "$dir/export" --listen "127.0.0.1:$port" \
-		--state-dir "$dir/state" --engine "$engine" ${PYNFS_SERVER_ARGS:-} >"$OUT/$engine-server.log" 2>&1 &
+		--state-dir "$dir/state" --engine "$engine" "${dsargs[@]}" ${PYNFS_SERVER_ARGS:-} >"$OUT/$engine-server.log" 2>&1 &
 	spid=$!
 	echo "$spid" >"$dir/server.pid"
 	if ! waitPort "$port" "$spid"; then
@@ -128,7 +159,7 @@ runEngine() {
 		log "$engine: the server exited during the run (see $OUT/$engine-server.log)"
 		touch "$dir/server-died"
 	fi
-	kill "$spid" 2>/dev/null || true
+	kill "$spid" $(cat "$dir/ds.pid" 2>/dev/null) 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
 	rm -f "$dir/server.pid"
 	((rc != 124)) || log "$engine: suite timed out after ${TIMEOUT}s"
