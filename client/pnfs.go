@@ -312,7 +312,8 @@ type heldLayout struct {
 	iomode        uint32
 	got           time.Time
 	retired       atomic.Bool
-	// wrote, lastWrite: what LAYOUTCOMMIT must tell the MDS.
+	// wrote, lastWrite: what LAYOUTCOMMIT must tell the MDS; sid is
+	// changed by a recall (recallStateid).
 	mu        sync.Mutex
 	wrote     bool
 	lastWrite uint64
@@ -467,6 +468,25 @@ func (l *heldLayout) stripe(m int, off uint64, n int) (*dsTarget, int) {
 	t := row[(off/su)%uint64(len(row))]
 	left := su - off%su
 	return t, int(min(uint64(n), left))
+}
+
+// stateid is the layout stateid to send now.
+func (l *heldLayout) stateid() nfs4.Stateid {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sid
+}
+
+// recallStateid takes the layout stateid of a CB_LAYOUTRECALL: the server
+// bumps its seqid when it recalls (RFC 8881 section 12.5.5.2), and a
+// LAYOUTRETURN with the older one is NFS4ERR_OLD_STATEID. The Linux client
+// does the same (pnfs_set_layout_stateid in initiate_file_draining).
+func (l *heldLayout) recallStateid(sid nfs4.Stateid) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if sid.Other == l.sid.Other && int32(sid.Seqid-l.sid.Seqid) > 0 {
+		l.sid = sid
+	}
 }
 
 // ReadAt reads into dst at off: from the first mirror's data server, or
@@ -628,7 +648,7 @@ func (p *PNFS) layoutCommit(ctx context.Context, fh []byte, l *heldLayout) error
 		return nil
 	}
 	_, _, err := p.mds.LayoutCommit(ctx, fh, &LayoutCommitArgs{
-		Length: LengthAll, Stateid: l.sid, HasLastWrite: true, LastWrite: last, Type: LayoutFlexFiles,
+		Length: LengthAll, Stateid: l.stateid(), HasLastWrite: true, LastWrite: last, Type: LayoutFlexFiles,
 	})
 	if err != nil {
 		return fmt.Errorf("LAYOUTCOMMIT: %w", err)
@@ -661,7 +681,7 @@ func (f *PNFSFile) failed(ctx context.Context, l *heldLayout, t *dsTarget, op ui
 	if f.p.opts.ReportInReturn {
 		l.errs = append(l.errs, de)
 	} else {
-		f.p.mds.LayoutError(ctx, f.F.FH, off, n, l.sid, []DeviceError{de})
+		f.p.mds.LayoutError(ctx, f.F.FH, off, n, l.stateid(), []DeviceError{de})
 	}
 	f.p.retire(ctx, f.F.FH, l)
 }
@@ -696,7 +716,7 @@ func dsStatus(err error) nfs4.Status {
 
 // recalled is the client's answer to CB_LAYOUTRECALL for this file: the
 // layout is dropped at once and returned (after its LAYOUTCOMMIT).
-func (f *PNFSFile) recalled(LayoutRecall) {
+func (f *PNFSFile) recalled(r LayoutRecall) {
 	f.mu.Lock()
 	l := f.lay
 	f.lay = nil
@@ -704,6 +724,9 @@ func (f *PNFSFile) recalled(LayoutRecall) {
 	f.mu.Unlock()
 	if l == nil {
 		return
+	}
+	if r.Kind == LayoutReturnFile {
+		l.recallStateid(r.Stateid)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -739,10 +762,11 @@ func (p *PNFS) retire(ctx context.Context, fh []byte, l *heldLayout) error {
 // returnLayout sends LAYOUTRETURN of the whole file with l's error
 // reports, if any.
 func (p *PNFS) returnLayout(ctx context.Context, fh []byte, l *heldLayout) error {
-	a := &LayoutReturnArgs{Type: LayoutFlexFiles, IOMode: IOModeAny, Length: LengthAll, Stateid: l.sid}
+	sid := l.stateid()
+	a := &LayoutReturnArgs{Type: LayoutFlexFiles, IOMode: IOModeAny, Length: LengthAll, Stateid: sid}
 	var r FFLayoutReturn
 	if len(l.errs) > 0 {
-		r.IOErrs = []FFIOErr{{Length: LengthAll, Stateid: l.sid, Errors: l.errs}}
+		r.IOErrs = []FFIOErr{{Length: LengthAll, Stateid: sid, Errors: l.errs}}
 	}
 	if p.opts.ReturnStats {
 		r.IOStats = l.iostats()
@@ -786,7 +810,7 @@ func (l *heldLayout) iostats() []FFIOStats {
 	d := time.Since(l.got)
 	for _, row := range l.mirrors {
 		for _, t := range row {
-			s := t.iostat(l.sid, d)
+			s := t.iostat(l.stateid(), d)
 			if s.Read.Count+s.Write.Count > 0 {
 				out = append(out, s)
 			}

@@ -37,6 +37,7 @@ type pfake struct {
 	getSids      []nfs4.Stateid
 	commits      []uint64 // loca_last_write_offset of each LAYOUTCOMMIT
 	returns      [][]byte // lrf_body of each LAYOUTRETURN
+	returnSids   []nfs4.Stateid
 	errors       [][]byte // lea_errors of each LAYOUTERROR, raw
 	stats        [][]byte // LAYOUTSTATS4args after the stateid, raw
 	// DS: the uid it wants, and a status for every WRITE.
@@ -128,6 +129,7 @@ func (s *pfake) snap() *pfake {
 	c.getIOModes = append(c.getIOModes, s.getIOModes...)
 	c.getSids = append(c.getSids, s.getSids...)
 	c.commits = append(c.commits, s.commits...)
+	c.returnSids = append(c.returnSids, s.returnSids...)
 	for _, r := range s.returns {
 		c.returns = append(c.returns, clone(r))
 	}
@@ -406,7 +408,8 @@ func (s *pfake) layoutOp(op uint32, d *xdr.Decoder, e *xdr.Encoder) nfs4.Status 
 		d.Skip(8)
 		d.Uint32()
 		if d.Uint32() == LayoutReturnFile {
-			d.Skip(8 + 8 + 16)
+			d.Skip(8 + 8)
+			s.returnSids = append(s.returnSids, nfs4.DecodeStateid(d))
 			s.returns = append(s.returns, clone(d.Opaque(1<<20)))
 		}
 		e.Uint32(0)
@@ -726,7 +729,9 @@ func TestPNFSLayoutRecall(t *testing.T) {
 	s := newPNFSSetup(t, 1, 0, [][]int{{0}}, PNFSOptions{RetryAfter: time.Millisecond})
 	m := s.mds.snap
 	pnfsWriteAll(t, s.f, pattern(5000), nfs4.Unstable4)
-	args := w{}.u32(LayoutFlexFiles, IOModeAny, 0, LayoutReturnFile).opaque("mds-fh").u64(0, ^uint64(0)).u32(lsid.Seqid).raw(string(lsid.Other[:]))
+	// The recall's stateid has the next seqid (RFC 8881 section
+	// 12.5.5.2): LAYOUTCOMMIT and LAYOUTRETURN use it.
+	args := w{}.u32(LayoutFlexFiles, IOModeAny, 0, LayoutReturnFile).opaque("mds-fh").u64(0, ^uint64(0)).u32(lsid.Seqid + 1).raw(string(lsid.Other[:]))
 	st, err := s.mds.recall(args)
 	if err != nil || st != nfs4.OK {
 		t.Fatalf("recall: %v %v", StatusName(st), err)
@@ -739,6 +744,9 @@ func TestPNFSLayoutRecall(t *testing.T) {
 	// LAYOUTCOMMITted before it goes back.
 	if s.mds.count("LAYOUTRETURN") != 1 || s.ds[0].count("COMMIT") != 1 || len(m().commits) != 1 {
 		t.Fatalf("MDS ops %v, data server ops %v", m().ops, s.ds[0].snap().ops)
+	}
+	if sids := m().returnSids; len(sids) != 1 || sids[0] != (nfs4.Stateid{Seqid: lsid.Seqid + 1, Other: lsid.Other}) {
+		t.Fatalf("LAYOUTRETURN stateids %v", sids)
 	}
 	st, err = s.mds.recall(args)
 	if err != nil || st != ErrNoMatchingLayout {
