@@ -228,3 +228,25 @@ func renamed(res []*Result, name string) []*Result {
 	}
 	return out
 }
+
+// TestPNFSAutoPlainServer: --pnfs auto against a server that is no pNFS
+// MDS runs as before (a probe connection finds out), and --pnfs on fails.
+func TestPNFSAutoPlainServer(t *testing.T) {
+	addr, _ := startServer(t)
+	cfg := tinyConfig()
+	cfg.PNFS = PNFSAuto
+	res := run(t, cfg, &Target{Addr: addr, Export: "/"}, IOREasy)
+	for _, r := range res {
+		if len(r.DataServers) != 0 || r.MDSFallbacks != 0 || r.Bytes != 2*iorEasyXfer {
+			t.Fatalf("%+v", r)
+		}
+	}
+	cfg.PNFS = PNFSOn
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tg := &Target{Addr: addr, Export: "/"}
+	if err := tg.Connect(ctx, cfg); err == nil || !strings.Contains(err.Error(), "no pNFS metadata server") {
+		tg.Close()
+		t.Fatalf("--pnfs on against a plain server: %v", err)
+	}
+}

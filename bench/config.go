@@ -28,8 +28,13 @@ type Config struct {
 	// (the server's grace period after a restart) is retried, as a real
 	// client waits it out; 0: the phase fails with NFS4ERR_GRACE.
 	GraceWait time.Duration
-	Progress  bool             // live progress line on stderr
-	Warn      func(msg string) // remarks about options that cannot be honoured
+	// PNFS is PNFSAuto, PNFSOn or PNFSOff (pnfs.go): whether READ and
+	// WRITE of ior-easy, ior-hard, randread and io500's ior phases go
+	// through flexible-files layouts straight to the data servers.
+	// Empty is off (nfsbench's flag defaults to auto).
+	PNFS     string
+	Progress bool             // live progress line on stderr
+	Warn     func(msg string) // remarks about options that cannot be honoured
 }
 
 // SetDefaults fills zero fields.

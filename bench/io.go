@@ -13,19 +13,30 @@ import (
 )
 
 // openOnAll opens name in dir once per connection: a stateid belongs to
-// the client id of the connection that opened it.
+// the client id of the connection that opened it. With pNFS on, their I/O
+// goes through layouts.
 func openOnAll(ctx context.Context, t *Target, dir []byte, name string, create bool) ([]*client.File, error) {
+	return openFiles(ctx, t, dir, name, create, true)
+}
+
+// openFiles is openOnAll; viaLayouts false keeps the I/O on the server
+// named even with pNFS on (readmatrix measures that server's READ and
+// READ_PLUS).
+func openFiles(ctx context.Context, t *Target, dir []byte, name string, create, viaLayouts bool) ([]*client.File, error) {
 	files := make([]*client.File, len(t.conns))
 	for i, c := range t.conns {
 		var err error
 		if create {
-			files[i], err = c.OpenCreate(ctx, dir, name, 0o644)
+			files[i], err = t.openFile(ctx, c, dir, name, true, 0o644)
 		} else {
-			files[i], err = c.Open(ctx, dir, name, nfs4.ShareAccessRead)
+			files[i], err = t.openFile(ctx, c, dir, name, false, 0)
 		}
 		if err != nil {
 			closeAll(ctx, t, files)
 			return nil, fmt.Errorf("OPEN %s: %w", name, err)
+		}
+		if viaLayouts {
+			t.wrapOpen(i, files[i], create)
 		}
 	}
 	return files, nil
@@ -37,7 +48,7 @@ func closeAll(ctx context.Context, t *Target, files []*client.File) error {
 		if f == nil {
 			continue
 		}
-		if err := t.conns[i].CloseFile(ctx, f.FH, f.Stateid); err != nil && first == nil {
+		if err := closeOpen(ctx, t.conns[i], f); err != nil && first == nil {
 			first = fmt.Errorf("CLOSE: %w", err)
 		}
 	}
@@ -139,6 +150,18 @@ func (r *reader) readFull(ctx context.Context, c *client.Client, f *client.File,
 }
 
 func (r *reader) readOnce(ctx context.Context, c *client.Client, f *client.File, off uint64, dst []byte) (int, bool, error) {
+	if pf := pnfsOf(f); pf != nil {
+		// READ to the data server (the layout's; READ_PLUS is not sent
+		// to data servers), or through the MDS without a layout.
+		if r.plus && r.m != nil {
+			r.m.Note("pNFS: READ to the data servers (READ_PLUS is not sent to them)")
+		}
+		n, eof, err := pf.ReadAt(ctx, dst, off)
+		if err != nil {
+			return 0, false, fmt.Errorf("pNFS READ %d bytes at %d: %w", len(dst), off, err)
+		}
+		return n, eof, nil
+	}
 	if r.plus && !r.fallback.Load() {
 		n, eof, segs, err := c.ReadPlus(ctx, f.FH, f.Stateid, off, uint32(len(dst)), dst)
 		if err == nil || !isNotSupported(err) {
@@ -185,8 +208,18 @@ func segString(segs []client.Segment) string {
 // verifier of the last reply.
 func writeFull(ctx context.Context, c *client.Client, f *client.File, off int64, data []byte, stable uint32) ([nfs4.VerifierSize]byte, error) {
 	var verf [nfs4.VerifierSize]byte
+	pf := pnfsOf(f)
 	for len(data) > 0 {
-		res, err := c.Write(ctx, f.FH, f.Stateid, uint64(off), stable, data)
+		var res client.WriteRes
+		var err error
+		if pf != nil {
+			// Each data server has its own write verifier: the
+			// phase's one-verifier check is for one server.
+			res, err = pf.WriteAt(ctx, data, uint64(off), stable)
+			res.Verifier = verf
+		} else {
+			res, err = c.Write(ctx, f.FH, f.Stateid, uint64(off), stable, data)
+		}
 		if err != nil {
 			return verf, fmt.Errorf("WRITE %d bytes at %d: %w", len(data), off, err)
 		}
@@ -227,6 +260,12 @@ func commitAll(ctx context.Context, t *Target, files []*client.File, v *verifs) 
 
 // commitOne sends COMMIT and checks that the verifier did not change.
 func commitOne(ctx context.Context, c *client.Client, f *client.File, v *verifs) error {
+	if pf := pnfsOf(f); pf != nil {
+		if err := pf.Commit(ctx); err != nil {
+			return fmt.Errorf("pNFS COMMIT: %w", err)
+		}
+		return nil
+	}
 	cv, err := c.Commit(ctx, f.FH, 0, 0)
 	if err != nil {
 		return fmt.Errorf("COMMIT: %w", err)

@@ -155,7 +155,7 @@ func (p *mdPlan) checkListing(ents []client.DirEntry, c int) error {
 // create: OPEN with create, WRITE (mdtest-hard), CLOSE.
 func (p *mdPlan) create(ctx context.Context, t *Target, w *worker, k int64) error {
 	c := t.conns[w.conn]
-	f, err := c.OpenCreate(ctx, p.dirs[w.conn], fileName(w.conn, k), 0o644)
+	f, err := t.openFile(ctx, c, p.dirs[w.conn], fileName(w.conn, k), true, 0o644)
 	if err != nil {
 		return fmt.Errorf("OPEN create %s: %w", fileName(w.conn, k), err)
 	}
@@ -201,7 +201,7 @@ func (p *mdPlan) stat(ctx context.Context, t *Target, w *worker, k int64) error 
 func (p *mdPlan) read(ctx context.Context, cfg *Config, t *Target, w *worker, k int64) error {
 	c := t.conns[w.conn]
 	name := fileName(w.conn, k)
-	f, err := c.Open(ctx, p.dirs[w.conn], name, nfs4.ShareAccessRead)
+	f, err := t.openFile(ctx, c, p.dirs[w.conn], name, false, 0)
 	if err != nil {
 		return fmt.Errorf("OPEN %s: %w", name, err)
 	}

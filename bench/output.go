@@ -21,6 +21,7 @@ func WriteTable(w io.Writer, results []*Result) {
 			lat(r, "p50"), lat(r, "p99"), lat(r, "p99.9"))
 	}
 	tw.Flush()
+	writeDataServers(w, results)
 	for _, r := range results {
 		if r.Note != "" {
 			fmt.Fprintf(w, "note: %s %s %s %s %s: %s\n", r.Server, r.Workload, r.File, r.Op, cacheString(r.Cached), r.Note)

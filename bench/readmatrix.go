@@ -94,7 +94,7 @@ func readPhase(cfg *Config, t *Target, l Layout, mode string, plus bool) *Phase 
 			return err
 		}
 		var err error
-		files, err = openOnAll(ctx, t, t.dir, l.Name, false)
+		files, err = openFiles(ctx, t, t.dir, l.Name, false, false)
 		return err
 	}
 	p.Run = func(ctx context.Context, m *Measure) error {
@@ -234,7 +234,7 @@ func createLocal(path string, size int64, l Layout) error {
 // createOverNFS sets the size with SETATTR and WRITEs the data segments
 // only, so holes stay holes wherever the server's file system keeps them.
 func createOverNFS(ctx context.Context, cfg *Config, t *Target, l Layout, name string) error {
-	files, err := openOnAll(ctx, t, t.dir, name, true)
+	files, err := openFiles(ctx, t, t.dir, name, true, false)
 	if err != nil {
 		return err
 	}

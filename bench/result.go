@@ -61,8 +61,14 @@ type Result struct {
 	ServerCPUSeconds *float64           `json:"server_cpu_seconds,omitempty"`
 	ServerCPUPerGiB  *float64           `json:"server_cpu_seconds_per_gib,omitempty"`
 	ServerCPUPerOpUS *float64           `json:"server_cpu_us_per_op,omitempty"`
-	Note             string             `json:"note,omitempty"`
-	Error            string             `json:"error,omitempty"`
+	// DataServers are the bytes and ops this client sent straight to
+	// each pNFS data server in the phase; MDSFallbacks the READs and
+	// WRITEs that went through the MDS instead (no layout, a failed
+	// data server).
+	DataServers  []DSResult `json:"data_servers,omitempty"`
+	MDSFallbacks uint64     `json:"mds_fallbacks,omitempty"`
+	Note         string     `json:"note,omitempty"`
+	Error        string     `json:"error,omitempty"`
 	// Tags are the caller's labels of the run (nfsbench --tag K=V), for
 	// nfsbench summarize to group by: a repetition, a flag's value.
 	Tags map[string]string `json:"tags,omitempty"`

@@ -122,7 +122,7 @@ func (r *Runner) runPhase(ctx context.Context, t *Target, p *Phase) *Result {
 		}
 	}
 	m := &Measure{progress: r.startProgress(t, p)}
-	before := t.Stats()
+	before, pBefore := t.Stats(), t.pnfsCounts()
 	cpu0, srv0 := clientCPU(), serverCPU(t.ServerPID)
 	start := time.Now()
 	err := p.Run(ctx, m)
@@ -131,6 +131,7 @@ func (r *Runner) runPhase(ctx context.Context, t *Target, p *Phase) *Result {
 	m.progress.done()
 	after := t.Stats()
 	res.fill(m, cpu1-cpu0, srv0, srv1)
+	res.fillPNFS(pBefore, t.pnfsCounts())
 	res.WireBytes = int64(after.BytesSent + after.BytesReceived - before.BytesSent - before.BytesReceived)
 	if err != nil {
 		res.Error = err.Error()

@@ -49,6 +49,7 @@ func ReadRows(r io.Reader) ([]Row, error) {
 		if fr, ok := fioRow(m); ok {
 			m = fr
 		}
+		addDataServerFields(m)
 		cpu, ok1 := Row(m).Num("client_cpu_seconds")
 		bytes, ok2 := Row(m).Num("bytes")
 		if _, had := m["client_cpu_seconds_per_gib"]; !had && ok1 && ok2 && bytes > 0 {
@@ -56,6 +57,48 @@ func ReadRows(r io.Reader) ([]Row, error) {
 		}
 		out = append(out, Row(m))
 	}
+}
+
+// addDataServerFields derives, from a pNFS result's data_servers (the
+// bytes sent straight to each data server), fields that goals can check:
+// ds_count (data servers that moved data), ds_fraction (their bytes over
+// the phase's bytes: 1 when nothing went through the MDS) and ds_balance
+// (the least-used data server's bytes over the most-used one's).
+func addDataServerFields(m map[string]any) {
+	list, ok := m["data_servers"].([]any)
+	if !ok || len(list) == 0 {
+		return
+	}
+	var sum, lo, hi float64
+	n := 0
+	for _, x := range list {
+		d, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		b := Row(d).numOr("read_bytes") + Row(d).numOr("write_bytes")
+		if b <= 0 {
+			continue
+		}
+		if n == 0 || b < lo {
+			lo = b
+		}
+		hi = max(hi, b)
+		sum += b
+		n++
+	}
+	m["ds_count"] = float64(n)
+	if total, ok := Row(m).Num("bytes"); ok && total > 0 {
+		m["ds_fraction"] = sum / total
+	}
+	if hi > 0 {
+		m["ds_balance"] = lo / hi
+	}
+}
+
+func (r Row) numOr(k string) float64 {
+	v, _ := r.Num(k)
+	return v
 }
 
 // iperf3Row turns an iperf3 -J report into a row.

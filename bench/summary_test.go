@@ -191,3 +191,21 @@ func TestSummaryIO500AndFio(t *testing.T) {
 		}
 	}
 }
+
+func TestReadRowsDataServerFields(t *testing.T) {
+	in := `{"workload":"ior-easy","server":"mds","op":"write","bytes":4000,"data_servers":[` +
+		`{"addr":"10.77.1.2:2049","write_bytes":1000,"writes":1},{"addr":"10.77.2.2:2049","write_bytes":3000,"writes":3},` +
+		`{"addr":"10.77.3.2:2049","commits":1}]}` + "\n" + `{"workload":"ior-easy","server":"plain","op":"write","bytes":5}`
+	rows, err := ReadRows(strings.NewReader(in))
+	if err != nil || len(rows) != 2 {
+		t.Fatal(rows, err)
+	}
+	for k, want := range map[string]float64{"ds_count": 2, "ds_fraction": 1, "ds_balance": 1.0 / 3} {
+		if got, ok := rows[0].Num(k); !ok || got != want {
+			t.Errorf("%s = %v, want %v", k, got, want)
+		}
+	}
+	if _, ok := rows[1].Num("ds_count"); ok {
+		t.Error("ds_count on a result without data servers")
+	}
+}

@@ -21,7 +21,12 @@ type Target struct {
 	LocalDir  string // the export's directory on this machine, if local
 	ServerPID int    // server process for CPU accounting; 0: unknown
 
-	conns     []*client.Client
+	conns []*client.Client
+	pnfs  []*client.PNFS // one per connection with pNFS on (pnfs.go)
+	// noDeleg: the back channel is there for layout recalls only, so
+	// OPENs say OPEN4_SHARE_ACCESS_WANT_NO_DELEG and the runs get no
+	// more delegations than without pNFS.
+	noDeleg   bool
 	dir       []byte    // handle of the benchmark directory
 	graceOnce sync.Once // "server in grace period" is said once
 }
@@ -37,9 +42,15 @@ func (t *Target) Label() string {
 // Connect opens n connections (one session each) and finds or makes the
 // benchmark directory sub under the export.
 func (t *Target) Connect(ctx context.Context, cfg *Config) error {
+	back, err := t.wantBackChannel(ctx, cfg)
+	if err != nil {
+		return dialError(t.Addr, err)
+	}
+	t.noDeleg = back && !cfg.BackChannel
 	for range cfg.Conns {
-		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: cfg.BackChannel, NoHoleFill: cfg.NoVerify,
-			GraceWait: cfg.GraceWait, OnGrace: func() {
+		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: back, NoHoleFill: cfg.NoVerify,
+			ExchangeFlags: exchangeFlags(cfg.PNFS),
+			GraceWait:     cfg.GraceWait, OnGrace: func() {
 				t.graceOnce.Do(func() { cfg.warn("server in grace period: waiting (%s, at most %v)", t.Label(), cfg.GraceWait) })
 			}})
 		if err != nil {
@@ -47,6 +58,10 @@ func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 			return dialError(t.Addr, err)
 		}
 		t.conns = append(t.conns, c)
+	}
+	if err := t.setupPNFS(cfg); err != nil {
+		t.Close()
+		return err
 	}
 	root, err := t.conns[0].LookupPath(ctx, t.Export)
 	if err != nil {
@@ -71,7 +86,7 @@ const graceProbe = ".nfsbench-grace-probe"
 // wait.
 func (t *Target) awaitGrace(ctx context.Context) error {
 	c := t.conns[0]
-	f, err := c.OpenCreate(ctx, t.dir, graceProbe, 0o600)
+	f, err := t.openFile(ctx, c, t.dir, graceProbe, true, 0o600)
 	if err != nil {
 		return fmt.Errorf("%s: OPEN of %s: %w", t.Label(), graceProbe, err)
 	}
@@ -81,8 +96,42 @@ func (t *Target) awaitGrace(ctx context.Context) error {
 	return c.Remove(ctx, t.dir, graceProbe)
 }
 
+// wantBackChannel says whether the connections ask for a back channel:
+// with --back-channel, and with pNFS, for CB_LAYOUTRECALL. In auto mode a
+// first connection, closed at once, finds whether the server is a pNFS
+// MDS, so that servers that are not get the same sessions as before.
+func (t *Target) wantBackChannel(ctx context.Context, cfg *Config) (bool, error) {
+	switch {
+	case cfg.BackChannel || cfg.PNFS == PNFSOn:
+		return true, nil
+	case cfg.PNFS != PNFSAuto:
+		return false, nil
+	}
+	c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: 1, ExchangeFlags: exchangeFlags(cfg.PNFS), GraceWait: cfg.GraceWait})
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	return c.ExchangeFlags()&nfs4.ExchgIDUsePNFSMDS != 0, nil
+}
+
+// openFile opens name in dir on connection c: for reading, or for
+// reading and writing with create (UNCHECKED4, mode) when create is set.
+func (t *Target) openFile(ctx context.Context, c *client.Client, dir []byte, name string, create bool, mode uint32) (*client.File, error) {
+	a := &client.OpenArgs{Access: nfs4.ShareAccessRead, Name: name}
+	if create {
+		a.Access, a.Create, a.CreateMode = nfs4.ShareAccessBoth, true, nfs4.CreateUnchecked
+		a.Attrs = &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrMode), Mode: mode}
+	}
+	if t.noDeleg {
+		a.Access |= nfs4.ShareAccessWantNoDeleg
+	}
+	return c.OpenWith(ctx, dir, a)
+}
+
 // Close ends every connection.
 func (t *Target) Close() {
+	t.closePNFS()
 	for _, c := range t.conns {
 		c.Close()
 	}
@@ -92,7 +141,8 @@ func (t *Target) Close() {
 // Conn returns connection i modulo the count.
 func (t *Target) Conn(i int) *client.Client { return t.conns[i%len(t.conns)] }
 
-// Stats sums the connections' counters.
+// Stats sums the connections' counters, and the pNFS data-server
+// connections' bytes on the wire.
 func (t *Target) Stats() client.Stats {
 	var s client.Stats
 	for _, c := range t.conns {
@@ -103,6 +153,11 @@ func (t *Target) Stats() client.Stats {
 		s.ReadBytes += x.ReadBytes
 		s.ReadPlusDelivered += x.ReadPlusDelivered
 		s.WriteBytes += x.WriteBytes
+	}
+	for _, p := range t.pnfs {
+		out, in := p.WireBytes()
+		s.BytesSent += out
+		s.BytesReceived += in
 	}
 	return s
 }

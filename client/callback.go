@@ -30,6 +30,9 @@ type Callbacks struct {
 	// IgnoreNull leaves CB_NULL unanswered, as a client whose callbacks
 	// cannot reach it would: for tests of a server's back-channel probe.
 	IgnoreNull bool
+	// OnLayoutRecall, when set, answers CB_LAYOUTRECALL instead of the
+	// default (layoutrecall.go): its status is the answer.
+	OnLayoutRecall func(r LayoutRecall) nfs4.Status
 }
 
 // cbCounters count what came over the back channel.
@@ -39,6 +42,8 @@ type cbCounters struct {
 	getattrs atomic.Uint64
 	returns  atomic.Uint64 // DELEGRETURNs sent for recalls (counted as they go)
 	offloads atomic.Uint64 // CB_OFFLOADs answered
+	layouts  atomic.Uint64 // CB_LAYOUTRECALLs answered
+	anys     atomic.Uint64 // CB_RECALL_ANYs answered
 }
 
 // Recalls returns how many CB_RECALLs the client has answered.
@@ -206,6 +211,10 @@ func (c *Client) cbOp(op uint32, d *xdr.Decoder, e *xdr.Encoder) nfs4.Status {
 		e.Uint64(size)
 	case nfs4.OpCBOffload:
 		return c.cbOffload(d)
+	case opCBLayoutrecall:
+		return c.cbLayoutRecall(d)
+	case opCBRecallAny:
+		return c.cbRecallAny(d)
 	default:
 		return nfs4.ErrOpIllegal
 	}

@@ -57,6 +57,10 @@ type Options struct {
 	// do not look at the bytes (nfsbench --no-verify): zeroing 1 MiB per
 	// reply would make the client, not the server, set the pace.
 	NoHoleFill bool
+	// ExchangeFlags are the eia_flags EXCHANGE_ID sends; 0:
+	// EXCHGID4_FLAG_USE_NON_PNFS. A pNFS client sends
+	// EXCHGID4_FLAG_USE_PNFS_MDS (RFC 8881 section 13.1).
+	ExchangeFlags uint32
 }
 
 func (o *Options) setDefaults() {
@@ -104,6 +108,8 @@ type Client struct {
 	cb       cbCounters
 	offloads offloads      // CB_OFFLOADs for WaitOffload (copy.go)
 	seqFlags atomic.Uint32 // sr_status_flags of the last SEQUENCE
+	exFlags  atomic.Uint32 // eir_flags of EXCHANGE_ID
+	layouts  layoutTable   // layouts held, for CB_LAYOUTRECALL (pnfs.go)
 	recs     sync.Pool     // *[]byte: READ_PLUS reply buffers (see ReadPlus)
 }
 

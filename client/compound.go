@@ -95,8 +95,13 @@ func decodeCompound(rec []byte, xid uint32) (*Reply, error) {
 
 // buildCall encodes a whole RPC record for a COMPOUND.
 func (c *Client) buildCall(xid, minor uint32, build BuildFunc) *xdr.Encoder {
+	return c.buildCallAs(xid, minor, &c.cred, build)
+}
+
+// buildCallAs is buildCall with another credential (see WithCred).
+func (c *Client) buildCallAs(xid, minor uint32, cred *Cred, build BuildFunc) *xdr.Encoder {
 	e := xdr.NewEncoder(512)
-	encodeCallHeader(e, xid, &c.cred)
+	encodeCallHeader(e, xid, cred)
 	npos := encodeCompoundHeader(e, c.opts.Tag, minor)
 	e.Patch(npos, uint32(build(e)))
 	finishRecord(e)

@@ -54,12 +54,17 @@ func DecodeExchangeIDRes(d *xdr.Decoder) (ExchangeIDRes, error) {
 	return r, nil
 }
 
-// ExchangeID establishes the client id (USE_NON_PNFS, SP4_NONE).
+// ExchangeID establishes the client id (SP4_NONE; USE_NON_PNFS unless
+// Options.ExchangeFlags say otherwise).
 func (c *Client) ExchangeID(ctx context.Context) (ExchangeIDRes, error) {
 	var verf [nfs4.VerifierSize]byte
 	copy(verf[:], fmt.Sprint(time.Now().UnixNano()))
 	r, err := c.RawCompound(ctx, c.opts.Minor, func(e *xdr.Encoder) int {
-		EncodeExchangeID(e, verf, c.opts.Owner, nfs4.ExchgIDUseNonPNFS)
+		flags := c.opts.ExchangeFlags
+		if flags == 0 {
+			flags = nfs4.ExchgIDUseNonPNFS
+		}
+		EncodeExchangeID(e, verf, c.opts.Owner, flags)
 		return 1
 	})
 	if err != nil {
@@ -73,6 +78,7 @@ func (c *Client) ExchangeID(ctx context.Context) (ExchangeIDRes, error) {
 		return res, err
 	}
 	c.clientID = res.ClientID
+	c.exFlags.Store(res.Flags)
 	return res, nil
 }
 

@@ -127,7 +127,7 @@ func (c *Client) compoundOnce(ctx context.Context, build BuildFunc, parse ParseF
 		return err
 	}
 	xid := c.t.nextXID()
-	e := c.buildCall(xid, c.opts.Minor, func(e *xdr.Encoder) int {
+	e := c.buildCallAs(xid, c.opts.Minor, c.credFor(ctx), func(e *xdr.Encoder) int {
 		EncodeSequence(e, c.sess.id, seq, slot, c.sess.highest, false)
 		return 1 + build(e)
 	})

@@ -254,7 +254,7 @@ func opRemove(c *compound) nfs4.Status {
 		}
 		return errno(err)
 	}
-	c.s.orphan(fileID{st.Dev, st.Ino}, dying) // pnfs_mds.go: its data files go once nothing holds it
+	c.s.orphan(fileID{dev: st.Dev, ino: st.Ino}, dying) // pnfs_mds.go: its data files go once nothing holds it
 	if gone == nil && (st.Nlink <= 1 || st.Mode&unix.S_IFMT == unix.S_IFDIR) {
 		if f := c.cfh.exp.fsOfDev(st.Dev); f != nil {
 			if n := c.s.files.get(nodeKey{c.cfh.exp.id, f.id, st.Ino}); n != nil {
@@ -319,7 +319,7 @@ func opRename(c *compound) nfs4.Status {
 			moved.Mode = unix.S_IFDIR // unknown: repoint as for a directory
 		}
 		if dying != nil && (moved.Dev != over.Dev || moved.Ino != over.Ino) {
-			c.s.orphan(fileID{over.Dev, over.Ino}, dying)
+			c.s.orphan(fileID{dev: over.Dev, ino: over.Ino}, dying)
 		}
 		if s := c.commitMeta(src.fd, dst.fd); s != nfs4.OK {
 			src.done()

@@ -180,8 +180,12 @@ func (s *Server) sweepOrphans() {
 	}
 	var gone []FileLayout
 	s.mds.mu.Lock()
+	var held map[fileID]bool
+	if len(s.mds.orphans) > 0 {
+		held = s.state.heldInodes()
+	}
 	for id, l := range s.mds.orphans {
-		if !s.state.holdsFile(id) {
+		if !held[id] {
 			gone = append(gone, l)
 			delete(s.mds.orphans, id)
 		}

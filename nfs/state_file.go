@@ -7,10 +7,36 @@ package nfs
 // below DIR/sub two nodes each, one per export; a DENY_BOTH taken through
 // one must hold through the other (issue 21 finding 7).
 
-// fileID names a file on the host: its device and inode.
-type fileID struct{ dev, ino uint64 }
+// fileID names a file on the host: its device and inode, and a hash of
+// the kernel's handle of it (inode and generation, vfs_handle.go), so a
+// file created with the inode number of a removed one that clients still
+// hold state on (a delegation not yet returned, an open of the unlinked
+// file) starts with no state: knfsd finds its nfs4_file by the inode
+// itself, which a reused number does not share.
+type fileID struct{ dev, ino, gen uint64 }
 
-func (n *node) fileID() fileID { return fileID{n.dev, n.ino} }
+func (n *node) fileID() fileID { return fileID{n.dev, n.ino, n.fileGen()} }
+
+// fileGen is the hash of the kernel handle in n's handle (FNV-1a), kept
+// once computed (never 0 then). Two exports' nodes of one file share it;
+// a node made for a reused inode number does not.
+func (n *node) fileGen() uint64 {
+	if g := n.gen.Load(); g != 0 {
+		return g
+	}
+	kh := n.handle
+	if len(kh) >= fhHeader-4+fhMACLen {
+		kh = kh[fhHeader-4 : len(kh)-fhMACLen] // the kernel handle's type and bytes
+	}
+	h := uint64(14695981039346656037)
+	for _, b := range kh {
+		h ^= uint64(b)
+		h *= 1099511628211
+	}
+	h |= 1
+	n.gen.Store(h)
+	return h
+}
 
 // fileState is the state held on one file. Guarded by stateTable.mu.
 type fileState struct {

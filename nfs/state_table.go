@@ -260,12 +260,21 @@ func (t *stateTable) holds(n *node) bool {
 	return !t.peekFileLocked(n).empty()
 }
 
-// holdsFile is holds for a file named by device and inode.
-func (t *stateTable) holdsFile(id fileID) bool {
+// heldInodes returns the (device, inode) of every file that holds open,
+// lock, delegation or layout state: a removed file's orphaned data files
+// (sweepOrphans, known by its stat alone) wait while any file of that
+// inode number holds state, so they are never removed while a client may
+// still reach them.
+func (t *stateTable) heldInodes() map[fileID]bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	f := t.files[id]
-	return f != nil && !f.empty()
+	held := make(map[fileID]bool)
+	for k, f := range t.files {
+		if !f.empty() {
+			held[fileID{dev: k.dev, ino: k.ino}] = true
+		}
+	}
+	return held
 }
 
 // dropLocked forgets an open or lock stateid, with the locks it holds.

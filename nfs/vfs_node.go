@@ -17,6 +17,7 @@ type node struct {
 	ino    uint64
 	mode   uint32 // file type bits (S_IFMT) when the node was made
 	handle []byte
+	gen    atomic.Uint64 // fileGen's hash of the kernel handle, 0 until asked
 
 	mu     sync.Mutex
 	fd     int // cached read descriptor, -1 until opened

@@ -95,6 +95,7 @@ func parseFlags(name string, args []string) *options {
 	readOps := fs.String("read-ops", "READ,READ_PLUS", "readmatrix, randread: operations to run (randread's default: READ)")
 	fs.BoolVar(&o.cfg.Recreate, "recreate", false, "readmatrix: rewrite the files even if present")
 	fs.BoolVar(&o.cfg.NoVerify, "no-verify", false, "do not check the data read")
+	fs.StringVar(&o.cfg.PNFS, "pnfs", bench.PNFSAuto, "auto|on|off: READ/WRITE of ior-easy, ior-hard, randread and io500's ior phases go through flexible-files layouts straight to the data servers (auto: when the server says it is a pNFS MDS; on: fail if it is not)")
 	fs.BoolVar(&o.cfg.BackChannel, "back-channel", false, "ask for a back channel (the server may then grant delegations; recalls are answered)")
 	uid := fs.Uint("uid", 0, "AUTH_SYS uid")
 	gid := fs.Uint("gid", 0, "AUTH_SYS gid")
@@ -116,6 +117,10 @@ func parseFlags(name string, args []string) *options {
 	fs.Parse(args)
 	if o.main.Addr == "" {
 		fmt.Fprintln(os.Stderr, "nfsbench: --server is required")
+		os.Exit(2)
+	}
+	if o.cfg.PNFS != bench.PNFSAuto && o.cfg.PNFS != bench.PNFSOn && o.cfg.PNFS != bench.PNFSOff {
+		fmt.Fprintln(os.Stderr, "nfsbench: --pnfs must be auto, on or off")
 		os.Exit(2)
 	}
 	if o.repeat < 1 {
