@@ -69,6 +69,14 @@ e2e-pnfs:
 pynfs:
 	bash e2e/pynfs/run.sh
 
+# pynfs-pnfs: the suite (all, plus the flexfiles layout tests flagged flex,
+# layoutstats and layoutreturn) against a pNFS metadata server over a data
+# server of its own (PYNFS_PNFS=1), io_uring engine, ~11 min; results in
+# bin/pynfs-pnfs. See e2e/pynfs/README.md, "The metadata-server role".
+.PHONY: pynfs-pnfs
+pynfs-pnfs:
+	PYNFS_PNFS=1 PYNFS_ENGINES=uring PYNFS_TESTS="all flex layoutstats layoutreturn" PYNFS_OUT=bin/pynfs-pnfs bash e2e/pynfs/run.sh
+
 # e2e-probe: boot the guest and check the guestfwd path, no server needed.
 e2e-probe:
 	bash e2e/kernel/probe.sh

@@ -1,7 +1,11 @@
 package nfs
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"fmt"
 	"net/netip"
+	"os"
 	"slices"
 	"time"
 
@@ -10,6 +14,24 @@ import (
 )
 
 const serverImplDomain = "nfsd-uring.dev"
+
+// serverOwner is the server's so_major_id and server_scope: the host's
+// name and a digest of the handle key, so it stays the same across
+// restarts on one --state-dir (clients recognise the server they reclaim
+// from) and differs between servers on one host. Two servers that gave
+// one owner would look like one to a client's trunking detection (Linux
+// nfs4_detect_session_trunking, nfs41_walk_client_list): a pNFS
+// metadata server and its data servers must not. knfsd uses the node
+// name, one per host.
+func serverOwner(key []byte) []byte {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = serverImplDomain
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("server_owner4"))
+	return fmt.Appendf(nil, "%s/%x", host, m.Sum(nil)[:8])
+}
 
 // decodeStateProtect reads state_protect4_a and reports whether it is one we
 // accept (SP4_NONE, or SP4_MACH_CRED which we answer with SP4_NONE). SP4_SSV
@@ -110,10 +132,11 @@ func opExchangeID(c *compound) nfs4.Status {
 	e.Uint32(rflags)
 	e.Uint32(nfs4.SP4None)
 	// server_owner4: one owner for the whole server, so clients may trunk
-	// connections onto one client record.
+	// connections onto one client record; another server (a pNFS data
+	// server beside its metadata server) has another (serverOwner).
 	e.Uint64(0)
-	e.Opaque([]byte(serverImplDomain))
-	e.Opaque([]byte(serverImplDomain))
+	e.Opaque(c.s.owner)
+	e.Opaque(c.s.owner)
 	e.Uint32(1)
 	e.String(serverImplDomain)
 	e.String("nfsd-uring")

@@ -508,3 +508,21 @@ func TestDestroySessionLastOp(t *testing.T) {
 		t.Fatalf("the destroyed session: %d, want NFS4ERR_BADSESSION", st)
 	}
 }
+
+// TestServerOwnerPerKey: the server_owner4 major id and scope follow the
+// handle key: the same across restarts on one state directory, another
+// for another server on the same host (a pNFS data server beside its
+// metadata server must not look like one server to a client's trunking
+// detection).
+func TestServerOwnerPerKey(t *testing.T) {
+	a, b := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+	if !bytes.Equal(serverOwner(a), serverOwner(a)) {
+		t.Fatal("one key, two owners")
+	}
+	if bytes.Equal(serverOwner(a), serverOwner(b)) {
+		t.Fatal("two keys, one owner")
+	}
+	if n := len(serverOwner(a)); n == 0 || n > nfs4.OpaqueLimit {
+		t.Fatalf("owner of %d bytes", n)
+	}
+}

@@ -151,6 +151,7 @@ type Server struct {
 	state *stateTable
 	files *fileTable
 	fhKey *handleKey
+	owner []byte // server_owner4's so_major_id and server_scope (serverOwner)
 	stop  chan struct{}
 
 	copies copyTable // asynchronous COPYs (state_copy.go)
@@ -204,6 +205,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.fhKey = newHandleKey(key)
+	s.owner = serverOwner(key)
 	s.ids = newIDMapper(&cfg)
 	tab, err := s.buildTable(cfg.Exports)
 	if err != nil {
