@@ -719,8 +719,9 @@ func decodeLayouterror(d *xdr.Decoder) layouterrorArgs {
 }
 
 // opLayouterror takes a client's report of data server errors: each goes
-// to DataServers.Failed and the layouts naming that server are recalled
-// (RFC 7862 section 15.6.3 leaves what to do to the server).
+// to DataServers.Failed, which checks the server; the layouts naming it
+// are recalled if it leaves service (DeviceWatcher). RFC 7862 section
+// 15.6.3 leaves what to do to the server.
 func opLayouterror(c *compound) nfs4.Status {
 	if c.s.mds == nil {
 		return nfs4.ErrNotsupp
@@ -777,8 +778,9 @@ func decodeLayoutstats(d *xdr.Decoder) layoutstatsArgs {
 	return a
 }
 
-// opLayoutstats counts a client's I/O statistics report (metrics); the
-// numbers themselves are not used for placement yet.
+// opLayoutstats adds a client's I/O statistics report to the metrics
+// (bytes read and written through layouts, which the MDS does not see
+// otherwise); the numbers are not used for placement yet.
 func opLayoutstats(c *compound) nfs4.Status {
 	if c.s.mds == nil {
 		return nfs4.ErrNotsupp
@@ -795,5 +797,7 @@ func opLayoutstats(c *compound) nfs4.Status {
 		return s
 	}
 	c.s.mds.statsReports.Add(1)
+	c.s.mds.statsRead.Add(a.readB)
+	c.s.mds.statsWritten.Add(a.writeB)
 	return nfs4.OK
 }

@@ -32,6 +32,7 @@ type mds struct {
 	granted, returned, recalled, fenced atomic.Uint64
 	proxyRead, proxyWritten             atomic.Uint64
 	ioErrors, statsReports              atomic.Uint64
+	statsRead, statsWritten             atomic.Uint64 // bytes LAYOUTSTATS reported
 }
 
 // dsTimeout bounds one call to the data servers made while a client
@@ -210,6 +211,8 @@ func (s *Server) registerLayoutGauges(set *metrics.Set) {
 	counter("pnfs_proxy_written_bytes_total", "file data written to data servers for clients without layouts", &m.proxyWritten)
 	counter("pnfs_io_errors_total", "data server errors reported by clients (LAYOUTERROR, LAYOUTRETURN)", &m.ioErrors)
 	counter("pnfs_layoutstats_total", "LAYOUTSTATS reports received", &m.statsReports)
+	counter("pnfs_layoutstats_read_bytes_total", "bytes clients reported reading from data servers (LAYOUTSTATS)", &m.statsRead)
+	counter("pnfs_layoutstats_written_bytes_total", "bytes clients reported writing to data servers (LAYOUTSTATS)", &m.statsWritten)
 	set.AddGauge(metrics.Gauge{Name: "pnfs_layouts", Help: "layout stateids held by clients", Value: func() float64 {
 		s.state.mu.Lock()
 		defer s.state.mu.Unlock()
