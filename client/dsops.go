@@ -118,3 +118,23 @@ func (c *Client) SpaceAvail(ctx context.Context, fh []byte) (avail uint64, ok bo
 	})
 	return avail, ok, err
 }
+
+// Fallocate sends ALLOCATE (op nfs4.OpAllocate) or DEALLOCATE
+// (nfs4.OpDeallocate) of length bytes at off of the file fh, with sid
+// (RFC 7862 sections 15.1 and 15.4): a metadata server passing a client's
+// ALLOCATE or DEALLOCATE on to a file's data files.
+func (c *Client) Fallocate(ctx context.Context, op uint32, fh []byte, sid nfs4.Stateid, off, length uint64) error {
+	return c.Compound(ctx, func(e *xdr.Encoder) int {
+		EncodePutfh(e, fh)
+		e.Uint32(op)
+		sid.Encode(e)
+		e.Uint64(off)
+		e.Uint64(length)
+		return 2
+	}, func(r *Reply) error {
+		if err := r.Op(nfs4.OpPutfh); err != nil {
+			return err
+		}
+		return r.Op(op)
+	})
+}

@@ -44,8 +44,8 @@ func fallocateOp(c *compound, mode uint32) nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
-	if s := c.noLayoutOp(c.cfh); s != nfs4.OK {
-		return s
+	if l := c.layoutFile(); l != nil {
+		return c.proxyFallocate(l, fd, mode, off, length)
 	}
 	err := c.asCallerIO(func() error { return c.s.io.Fallocate(fd, mode, int64(off), int64(length)) })
 	c.cfh.extent.changed()

@@ -114,3 +114,11 @@ type StaleMirrors interface {
 type DeviceWatcher interface {
 	OnOutOfService(f func(DeviceID))
 }
+
+// SpaceOps is what DataServers may also offer: ALLOCATE and DEALLOCATE of
+// a file with a layout, done on every mirror's data file (RFC 7862
+// sections 15.1 and 15.4). Without it they answer NFS4ERR_NOTSUPP.
+type SpaceOps interface {
+	Allocate(ctx context.Context, l FileLayout, off, length uint64) error
+	Deallocate(ctx context.Context, l FileLayout, off, length uint64) error
+}

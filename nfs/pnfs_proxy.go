@@ -153,8 +153,36 @@ func (s *Server) proxySetSize(l *FileLayout, size uint64) nfs4.Status {
 	return nfs4.OK
 }
 
+// proxyFallocate does ALLOCATE (mode 0) or DEALLOCATE (a punch) of a
+// file with layout l on its data files, when DataServers offers SpaceOps
+// (else NFS4ERR_NOTSUPP). ALLOCATE past the end grows the export file's
+// size, as fallocate(2) without KEEP_SIZE does; the export file itself
+// stays sparse. fd is writeTarget's.
+func (c *compound) proxyFallocate(l *FileLayout, fd int, mode uint32, off, length uint64) nfs4.Status {
+	sp, ok := c.s.mds.ds.(SpaceOps)
+	if !ok {
+		return nfs4.ErrNotsupp
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dsTimeout)
+	defer cancel()
+	var err error
+	if mode == 0 {
+		err = sp.Allocate(ctx, *l, off, length)
+	} else {
+		err = sp.Deallocate(ctx, *l, off, length)
+	}
+	if err != nil {
+		c.s.log.Debug("pnfs: ALLOCATE/DEALLOCATE of data files failed", "err", err)
+		return nfs4.ErrIO
+	}
+	if mode == 0 {
+		return growTo(fd, off+length)
+	}
+	return nfs4.OK
+}
+
 // noLayoutOp refuses an operation on a file with a layout that the MDS
-// does not do on data files yet (COPY, CLONE, ALLOCATE, DEALLOCATE):
+// does not do on data files yet (COPY, CLONE):
 // NFS4ERR_NOTSUPP, after which clients copy or zero through READ and
 // WRITE.
 func (c *compound) noLayoutOp(nodes ...*node) nfs4.Status {

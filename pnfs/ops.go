@@ -191,6 +191,24 @@ func (p *Pool) SetSize(ctx context.Context, l nfs.FileLayout, size uint64) error
 	}, p.markStale(l))
 }
 
+// Allocate implements nfs.SpaceOps: ALLOCATE on every mirror (a
+// mirror out of reach is marked stale, as for a write).
+func (p *Pool) Allocate(ctx context.Context, l nfs.FileLayout, off, length uint64) error {
+	return p.fallocate(ctx, nfs4.OpAllocate, l, off, length)
+}
+
+// Deallocate implements nfs.SpaceOps: DEALLOCATE (punch a hole) on
+// every mirror.
+func (p *Pool) Deallocate(ctx context.Context, l nfs.FileLayout, off, length uint64) error {
+	return p.fallocate(ctx, nfs4.OpDeallocate, l, off, length)
+}
+
+func (p *Pool) fallocate(ctx context.Context, op uint32, l nfs.FileLayout, off, length uint64) error {
+	return p.eachMirror(ctx, l, func(ctx context.Context, c *client.Client, dir []byte, f nfs.DSFile) error {
+		return c.Fallocate(ctx, op, f.FH, nfs4.AnonStateid, off, length)
+	}, p.markStale(l))
+}
+
 // Remove implements nfs.DataServers. A data file already gone is not an
 // error; one on a server out of reach is removed when it comes back.
 func (p *Pool) Remove(ctx context.Context, l nfs.FileLayout) error {

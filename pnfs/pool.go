@@ -141,6 +141,7 @@ var (
 	_ nfs.DataServers   = (*Pool)(nil)
 	_ nfs.StaleMirrors  = (*Pool)(nil)
 	_ nfs.DeviceWatcher = (*Pool)(nil)
+	_ nfs.SpaceOps      = (*Pool)(nil)
 )
 
 // OnOutOfService implements nfs.DeviceWatcher: f is called, on a

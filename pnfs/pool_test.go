@@ -625,3 +625,38 @@ func TestPendingWorkSurvivesRestart(t *testing.T) {
 		t.Errorf("id after restart %#x (%v): not past %#x", nl.UID, err, fenced.UID)
 	}
 }
+
+// TestAllocateDeallocate: ALLOCATE and DEALLOCATE of a file with a layout
+// reach every mirror's data file: ALLOCATE past the end grows it,
+// DEALLOCATE punches a hole that reads as zeros (pynfs ALLOC1-3 against
+// the metadata-server role).
+func TestAllocateDeallocate(t *testing.T) {
+	ds := []*testDS{startDS(t), startDS(t)}
+	p := newTestPool(t, 2, ds...)
+	ctx := ctxT(t)
+	l, err := p.Create(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Allocate(ctx, l, 0, 1<<20); err != nil {
+		t.Fatalf("Allocate: %v", err)
+	}
+	data := bytes.Repeat([]byte{0xab}, 1<<20)
+	if n, err := p.WriteAt(ctx, l, data, 0); err != nil || n != len(data) {
+		t.Fatalf("WriteAt: %d %v", n, err)
+	}
+	if err := p.Deallocate(ctx, l, 4096, 8192); err != nil {
+		t.Fatalf("Deallocate: %v", err)
+	}
+	want := bytes.Clone(data)
+	clear(want[4096 : 4096+8192])
+	for _, d := range ds {
+		got, err := os.ReadFile(d.path("a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: %d bytes, not the allocated file with its hole", d.addr, len(got))
+		}
+	}
+}
