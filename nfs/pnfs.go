@@ -100,7 +100,7 @@ type DataServers interface {
 // StaleMirrors is what DataServers may also offer: the mirrors of l that
 // missed writes while their data server was out of service. LAYOUTGET
 // leaves them out (and a RW layout is then unavailable) until they are
-// copied over again.
+// copied over again (Resilverer).
 type StaleMirrors interface {
 	StaleMirrors(l FileLayout) []DeviceID
 }
@@ -113,4 +113,15 @@ type StaleMirrors interface {
 // that lies, must not make every client return its layouts.
 type DeviceWatcher interface {
 	OnOutOfService(f func(DeviceID))
+}
+
+// Resilverer is what DataServers may also offer: it copies stale mirrors
+// over on its own once their servers are back in service, calling f
+// before each file's copy. f returns once no client holds a RW layout of
+// the file whose data files are named name (FileLayout.Name): recalled
+// and returned, or fenced. None is granted again before the copy ends,
+// since the stale mirror leaves RW layouts unavailable. An error from f
+// (ctx ended, the grace period) means: try later.
+type Resilverer interface {
+	BeforeResilver(f func(ctx context.Context, name string) error)
 }
