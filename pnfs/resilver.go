@@ -108,9 +108,9 @@ func (p *Pool) resilverOnto(ctx context.Context, l nfs.FileLayout, dst *dataServ
 	if err != nil {
 		return n, fmt.Errorf("pnfs: resilver %s onto %s: %w", l.Name, dst.cfg, err)
 	}
-	p.clearStale(dst, l.Name)
 	p.rsvFiles.Add(1)
 	p.rsvBytes.Add(n)
+	p.clearStale(dst, l.Name)
 	return n, nil
 }
 
