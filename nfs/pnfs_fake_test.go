@@ -24,7 +24,8 @@ type fakeDS struct {
 	failed    []fakeFailure
 	fences    int
 	removed   int
-	onDown    func(DeviceID) // OnOutOfService's
+	onDown    func(DeviceID)                      // OnOutOfService's
+	rsv       func(context.Context, string) error // BeforeResilver's
 }
 
 type fakeFile struct {
@@ -214,4 +215,11 @@ func (f *fakeDS) takeDown(i int) {
 	if fn != nil {
 		fn(id)
 	}
+}
+
+// BeforeResilver makes the fake a Resilverer: the test calls rsv.
+func (f *fakeDS) BeforeResilver(fn func(context.Context, string) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rsv = fn
 }
