@@ -236,7 +236,8 @@ func TestFileStates(t *testing.T) {
 	defer c.Close()
 	ctx := ctxT(t)
 	id := pnfs.ServerConfig{Addr: "127.0.0.1:2049", Path: "/d"}.ID()
-	st := &pnfs.FileState{Stale: true, Fence: true, UID: 0x40000007, GID: 0x40000007, FH: []byte{1, 2, 3}}
+	st := &pnfs.FileState{Stale: true, Fence: true, UID: 0x40000007, GID: 0x40000007, FH: []byte{1, 2, 3},
+		Mirrors: []pnfs.MirrorRecord{{Device: id[:], FH: []byte{4, 5}}, {Device: make([]byte, 16), FH: []byte{6}}}}
 	if err := c.PutFileState(ctx, id, "a name", st); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,8 @@ func TestFileStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := all[id]["a name"]; got.UID != st.UID || !got.Stale || !got.Fence || string(got.FH) != "\x01\x02\x03" || !all[id]["b"].Remove {
+	if got := all[id]["a name"]; got.UID != st.UID || !got.Stale || !got.Fence || string(got.FH) != "\x01\x02\x03" || !all[id]["b"].Remove ||
+		len(got.Mirrors) != 2 || string(got.Mirrors[0].Device) != string(id[:]) || string(got.Mirrors[1].FH) != "\x06" {
 		t.Fatalf("file states %+v", all)
 	}
 	if err := c.PutFileState(ctx, id, "a name", nil); err != nil {
