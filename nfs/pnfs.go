@@ -125,3 +125,13 @@ type DeviceWatcher interface {
 type Resilverer interface {
 	BeforeResilver(f func(ctx context.Context, name string) error)
 }
+
+// OrphanStore is what DataServers may also offer: a record that survives
+// restarts of the layouts of removed files whose data files wait for the
+// last state on them (Server.orphan), so that a restarted metadata server
+// removes the data files a crash would otherwise leak.
+type OrphanStore interface {
+	PutOrphan(ctx context.Context, l FileLayout) error
+	DropOrphan(ctx context.Context, name string) error
+	Orphans(ctx context.Context) ([]FileLayout, error)
+}

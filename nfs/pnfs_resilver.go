@@ -18,6 +18,10 @@ func (s *Server) watchDataServers(ds DataServers) {
 	if r, ok := ds.(Resilverer); ok {
 		r.BeforeResilver(s.quiesceRW)
 	}
+	if o, ok := ds.(OrphanStore); ok {
+		s.mds.store = o
+		s.removeOldOrphans()
+	}
 }
 
 // errGraceResilver: during the grace period clients of the previous boot

@@ -29,6 +29,11 @@ type Registry interface {
 	// fences, removes and resilvers it; FileStates returns all of it.
 	PutFileState(ctx context.Context, id nfs.DeviceID, name string, st *FileState) error
 	FileStates(ctx context.Context) (map[nfs.DeviceID]map[string]FileState, error)
+	// PutOrphan records the layout of a removed file whose data files
+	// wait for the metadata server (nil: forgets it); Orphans returns
+	// them all (nfs.OrphanStore).
+	PutOrphan(ctx context.Context, name string, l *nfs.FileLayout) error
+	Orphans(ctx context.Context) ([]nfs.FileLayout, error)
 }
 
 // FileState is what is owed to one data file on one server: a stale mark
@@ -182,7 +187,33 @@ var (
 	_ nfs.StaleMirrors  = (*Pool)(nil)
 	_ nfs.DeviceWatcher = (*Pool)(nil)
 	_ nfs.Resilverer    = (*Pool)(nil)
+	_ nfs.OrphanStore   = (*Pool)(nil)
 )
+
+// PutOrphan implements nfs.OrphanStore in the registry (nowhere without
+// one).
+func (p *Pool) PutOrphan(ctx context.Context, l nfs.FileLayout) error {
+	if p.cfg.Registry == nil {
+		return nil
+	}
+	return p.cfg.Registry.PutOrphan(ctx, l.Name, &l)
+}
+
+// DropOrphan implements nfs.OrphanStore.
+func (p *Pool) DropOrphan(ctx context.Context, name string) error {
+	if p.cfg.Registry == nil {
+		return nil
+	}
+	return p.cfg.Registry.PutOrphan(ctx, name, nil)
+}
+
+// Orphans implements nfs.OrphanStore.
+func (p *Pool) Orphans(ctx context.Context) ([]nfs.FileLayout, error) {
+	if p.cfg.Registry == nil {
+		return nil, nil
+	}
+	return p.cfg.Registry.Orphans(ctx)
+}
 
 // OnOutOfService implements nfs.DeviceWatcher: f is called, on a
 // goroutine of its own, each time a server leaves service.

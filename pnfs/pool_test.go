@@ -643,10 +643,33 @@ type memRegistry struct {
 	next    uint32
 	servers map[nfs.DeviceID]ServerRecord
 	files   map[nfs.DeviceID]map[string]FileState
+	orphans map[string]nfs.FileLayout
+}
+
+func (m *memRegistry) PutOrphan(_ context.Context, name string, l *nfs.FileLayout) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l == nil {
+		delete(m.orphans, name)
+	} else {
+		m.orphans[name] = *l
+	}
+	return nil
+}
+
+func (m *memRegistry) Orphans(context.Context) ([]nfs.FileLayout, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []nfs.FileLayout
+	for _, l := range m.orphans {
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 func newMemRegistry() *memRegistry {
-	return &memRegistry{next: FirstSyntheticID, servers: map[nfs.DeviceID]ServerRecord{}, files: map[nfs.DeviceID]map[string]FileState{}}
+	return &memRegistry{next: FirstSyntheticID, servers: map[nfs.DeviceID]ServerRecord{}, files: map[nfs.DeviceID]map[string]FileState{},
+		orphans: map[string]nfs.FileLayout{}}
 }
 
 func (m *memRegistry) ReserveIDs(_ context.Context, n uint32) (uint32, error) {
