@@ -259,3 +259,26 @@ func TestFileStates(t *testing.T) {
 		t.Fatalf("after clearing: %+v", all)
 	}
 }
+
+// TestOrphans: a removed file's layout recorded with PutOrphan comes
+// back whole from Orphans until it is forgotten.
+func TestOrphans(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	ctx := ctxT(t)
+	id := pnfs.ServerConfig{Addr: "127.0.0.1:2049", Path: "/d"}.ID()
+	l := nfs.FileLayout{Name: "803-2a-65f0.1", Mirrors: []nfs.DSFile{{Device: id, FH: []byte{9, 8}}}, UID: 0x40000001, GID: 0x40000001}
+	if err := c.PutOrphan(ctx, l.Name, &l); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Orphans(ctx)
+	if err != nil || len(got) != 1 || got[0].Name != l.Name || got[0].Mirrors[0].Device != id || string(got[0].Mirrors[0].FH) != "\x09\x08" || got[0].UID != l.UID {
+		t.Fatalf("orphans %+v (%v)", got, err)
+	}
+	if err := c.PutOrphan(ctx, l.Name, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = c.Orphans(ctx); len(got) != 0 {
+		t.Fatalf("after forgetting: %+v", got)
+	}
+}
