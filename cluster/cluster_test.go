@@ -236,7 +236,8 @@ func TestFileStates(t *testing.T) {
 	defer c.Close()
 	ctx := ctxT(t)
 	id := pnfs.ServerConfig{Addr: "127.0.0.1:2049", Path: "/d"}.ID()
-	st := &pnfs.FileState{Stale: true, Fence: true, UID: 0x40000007, GID: 0x40000007, FH: []byte{1, 2, 3}}
+	st := &pnfs.FileState{Stale: true, Fence: true, UID: 0x40000007, GID: 0x40000007, FH: []byte{1, 2, 3},
+		Mirrors: []pnfs.MirrorRecord{{Device: id[:], FH: []byte{4, 5}}, {Device: make([]byte, 16), FH: []byte{6}}}}
 	if err := c.PutFileState(ctx, id, "a name", st); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,8 @@ func TestFileStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := all[id]["a name"]; got.UID != st.UID || !got.Stale || !got.Fence || string(got.FH) != "\x01\x02\x03" || !all[id]["b"].Remove {
+	if got := all[id]["a name"]; got.UID != st.UID || !got.Stale || !got.Fence || string(got.FH) != "\x01\x02\x03" || !all[id]["b"].Remove ||
+		len(got.Mirrors) != 2 || string(got.Mirrors[0].Device) != string(id[:]) || string(got.Mirrors[1].FH) != "\x06" {
 		t.Fatalf("file states %+v", all)
 	}
 	if err := c.PutFileState(ctx, id, "a name", nil); err != nil {
@@ -255,5 +257,28 @@ func TestFileStates(t *testing.T) {
 	}
 	if all, _ = c.FileStates(ctx); len(all[id]) != 1 {
 		t.Fatalf("after clearing: %+v", all)
+	}
+}
+
+// TestOrphans: a removed file's layout recorded with PutOrphan comes
+// back whole from Orphans until it is forgotten.
+func TestOrphans(t *testing.T) {
+	c := open(t, t.TempDir())
+	defer c.Close()
+	ctx := ctxT(t)
+	id := pnfs.ServerConfig{Addr: "127.0.0.1:2049", Path: "/d"}.ID()
+	l := nfs.FileLayout{Name: "803-2a-65f0.1", Mirrors: []nfs.DSFile{{Device: id, FH: []byte{9, 8}}}, UID: 0x40000001, GID: 0x40000001}
+	if err := c.PutOrphan(ctx, l.Name, &l); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Orphans(ctx)
+	if err != nil || len(got) != 1 || got[0].Name != l.Name || got[0].Mirrors[0].Device != id || string(got[0].Mirrors[0].FH) != "\x09\x08" || got[0].UID != l.UID {
+		t.Fatalf("orphans %+v (%v)", got, err)
+	}
+	if err := c.PutOrphan(ctx, l.Name, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = c.Orphans(ctx); len(got) != 0 {
+		t.Fatalf("after forgetting: %+v", got)
 	}
 }

@@ -19,6 +19,7 @@ const (
 	dsKey      = "ds/"          // ds/<hex device id> -> pnfs.ServerRecord as JSON
 	idCountKey = "synthetic-id" // the next synthetic id not yet reserved, in decimal
 	filesKey   = "files/"       // files/<hex device id>/<data file name> -> pnfs.FileState as JSON
+	orphansKey = "orphans/"     // orphans/<data file name> -> nfs.FileLayout as JSON
 )
 
 var _ pnfs.Registry = (*Cluster)(nil)
@@ -122,6 +123,35 @@ func (c *Cluster) FileStates(ctx context.Context) (map[nfs.DeviceID]map[string]p
 			out[id] = make(map[string]pnfs.FileState)
 		}
 		out[id][name] = st
+	}
+	return out, nil
+}
+
+// PutOrphan implements pnfs.Registry.
+func (c *Cluster) PutOrphan(ctx context.Context, name string, l *nfs.FileLayout) error {
+	if l == nil {
+		return c.Delete(ctx, orphansKey+name)
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	return c.Put(ctx, orphansKey+name, b)
+}
+
+// Orphans implements pnfs.Registry.
+func (c *Cluster) Orphans(ctx context.Context) ([]nfs.FileLayout, error) {
+	kvs, err := c.List(ctx, orphansKey)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]nfs.FileLayout, 0, len(kvs))
+	for k, v := range kvs {
+		var l nfs.FileLayout
+		if err := json.Unmarshal(v, &l); err != nil {
+			return nil, fmt.Errorf("cluster: %s: %w", k, err)
+		}
+		out = append(out, l)
 	}
 	return out, nil
 }

@@ -100,7 +100,7 @@ type DataServers interface {
 // StaleMirrors is what DataServers may also offer: the mirrors of l that
 // missed writes while their data server was out of service. LAYOUTGET
 // leaves them out (and a RW layout is then unavailable) until they are
-// copied over again.
+// copied over again (Resilverer).
 type StaleMirrors interface {
 	StaleMirrors(l FileLayout) []DeviceID
 }
@@ -121,4 +121,25 @@ type DeviceWatcher interface {
 type SpaceOps interface {
 	Allocate(ctx context.Context, l FileLayout, off, length uint64) error
 	Deallocate(ctx context.Context, l FileLayout, off, length uint64) error
+}
+
+// Resilverer is what DataServers may also offer: it copies stale mirrors
+// over on its own once their servers are back in service, calling f
+// before each file's copy. f returns once no client holds a RW layout of
+// the file whose data files are named name (FileLayout.Name): recalled
+// and returned, or fenced. None is granted again before the copy ends,
+// since the stale mirror leaves RW layouts unavailable. An error from f
+// (ctx ended, the grace period) means: try later.
+type Resilverer interface {
+	BeforeResilver(f func(ctx context.Context, name string) error)
+}
+
+// OrphanStore is what DataServers may also offer: a record that survives
+// restarts of the layouts of removed files whose data files wait for the
+// last state on them (Server.orphan), so that a restarted metadata server
+// removes the data files a crash would otherwise leak.
+type OrphanStore interface {
+	PutOrphan(ctx context.Context, l FileLayout) error
+	DropOrphan(ctx context.Context, name string) error
+	Orphans(ctx context.Context) ([]FileLayout, error)
 }

@@ -24,7 +24,9 @@ type fakeDS struct {
 	failed    []fakeFailure
 	fences    int
 	removed   int
-	onDown    func(DeviceID) // OnOutOfService's
+	onDown    func(DeviceID)                      // OnOutOfService's
+	rsv       func(context.Context, string) error // BeforeResilver's
+	orphans   map[string]FileLayout               // OrphanStore's
 }
 
 type fakeFile struct {
@@ -40,7 +42,7 @@ type fakeFailure struct {
 var errFakeOwner = errors.New("fake DS: wrong owner (fenced)")
 
 func newFakeDS(n int) *fakeDS {
-	f := &fakeDS{down: map[DeviceID]bool{}, files: map[string]*fakeFile{}, mirrors: 1, nextID: 10000}
+	f := &fakeDS{down: map[DeviceID]bool{}, files: map[string]*fakeFile{}, mirrors: 1, nextID: 10000, orphans: map[string]FileLayout{}}
 	for i := 0; i < n; i++ {
 		var id DeviceID
 		id[0], id[15] = 0xd5, byte(i+1)
@@ -214,4 +216,49 @@ func (f *fakeDS) takeDown(i int) {
 	if fn != nil {
 		fn(id)
 	}
+}
+
+// BeforeResilver makes the fake a Resilverer: the test calls rsv.
+func (f *fakeDS) BeforeResilver(fn func(context.Context, string) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rsv = fn
+}
+
+// PutOrphan, DropOrphan and Orphans make the fake an OrphanStore.
+func (f *fakeDS) PutOrphan(_ context.Context, l FileLayout) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.orphans[l.Name] = l
+	return nil
+}
+
+func (f *fakeDS) DropOrphan(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.orphans, name)
+	return nil
+}
+
+func (f *fakeDS) Orphans(context.Context) ([]FileLayout, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []FileLayout
+	for _, l := range f.orphans {
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func (f *fakeDS) orphaned(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.orphans[name]
+	return ok
+}
+
+func (f *fakeDS) exists(fh []byte) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.files[string(fh)] != nil
 }

@@ -17,7 +17,8 @@ import (
 // data servers, the files whose data files wait to be removed, and the
 // role's counters. Server.mds is nil when the role is off.
 type mds struct {
-	ds DataServers
+	ds    DataServers
+	store OrphanStore // nil: orphans are kept in memory only (pnfs_orphan.go)
 
 	mu sync.Mutex
 	// orphans are the layouts of files whose last name is gone, by file:
@@ -119,13 +120,15 @@ func (s *Server) makeLayout(n *node, fd int, st *unix.Stat_t) {
 	n.pl.Store(&nodeLayout{l: &l})
 }
 
-// removeData removes a layout's data files, in the background.
-func (s *Server) removeData(l FileLayout) {
+// removeData removes a layout's data files.
+func (s *Server) removeData(l FileLayout) error {
 	ctx, cancel := context.WithTimeout(context.Background(), dsTimeout)
 	defer cancel()
-	if err := s.mds.ds.Remove(ctx, l); err != nil {
+	err := s.mds.ds.Remove(ctx, l)
+	if err != nil {
 		s.log.Warn("pnfs: data files not removed", "err", err)
 	}
+	return err
 }
 
 // fence gives n's data files new synthetic owners (RFC 8435 section 14),
@@ -171,6 +174,7 @@ func (s *Server) orphan(id fileID, l *FileLayout) {
 	s.mds.mu.Lock()
 	s.mds.orphans[id] = *l
 	s.mds.mu.Unlock()
+	s.recordOrphan(*l)
 }
 
 // sweepOrphans removes the data files of removed files that no open,
@@ -193,7 +197,9 @@ func (s *Server) sweepOrphans() {
 	}
 	s.mds.mu.Unlock()
 	for _, l := range gone {
-		s.removeData(l)
+		if s.removeData(l) == nil {
+			s.forgetOrphan(l.Name)
+		}
 	}
 }
 

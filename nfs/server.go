@@ -238,9 +238,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.registerGauges(s.stats)
 	if s.mds != nil {
 		s.registerLayoutGauges(s.stats)
-		if w, ok := cfg.DataServers.(DeviceWatcher); ok {
-			w.OnOutOfService(s.recallDevice)
-		}
+		s.watchDataServers(cfg.DataServers)
 	}
 	go s.reapLeases()
 	go s.sweepUnlinked(cfg.UnlinkSweep)

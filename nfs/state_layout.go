@@ -23,6 +23,7 @@ type layoutState struct {
 	iomodes  uint32     // 1<<LAYOUTIOMODE4_READ, 1<<LAYOUTIOMODE4_RW: what it was granted
 	devices  []DeviceID // the data servers its layouts named
 	recalled time.Time  // when CB_LAYOUTRECALL was first sent; zero: not recalled
+	fenced   bool       // dropped with a fence, not returned (quiesceRW)
 	gone     chan struct{}
 }
 
@@ -173,6 +174,7 @@ func (t *stateTable) dropLayoutLocked(ls *layoutState, fence bool) {
 		f.layouts = slices.DeleteFunc(f.layouts, func(x *layoutState) bool { return x == ls })
 		t.tidyFileLocked(ls.node)
 	}
+	ls.fenced = fence
 	close(ls.gone)
 	if t.s.mds == nil {
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -184,6 +185,11 @@ func (p *Pool) Fence(ctx context.Context, l nfs.FileLayout) (nfs.FileLayout, err
 // SetSize implements nfs.DataServers. A mirror out of reach misses the
 // change and is marked stale.
 func (p *Pool) SetSize(ctx context.Context, l nfs.FileLayout, size uint64) error {
+	defer p.hold(l.Name, false)()
+	return p.setSize(ctx, l, size)
+}
+
+func (p *Pool) setSize(ctx context.Context, l nfs.FileLayout, size uint64) error {
 	a := &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrSize), Size: size}
 	return p.eachMirror(ctx, l, func(ctx context.Context, c *client.Client, dir []byte, f nfs.DSFile) error {
 		_, err := c.Setattr(ctx, f.FH, nfs4.AnonStateid, a)
@@ -204,6 +210,7 @@ func (p *Pool) Deallocate(ctx context.Context, l nfs.FileLayout, off, length uin
 }
 
 func (p *Pool) fallocate(ctx context.Context, op uint32, l nfs.FileLayout, off, length uint64) error {
+	defer p.hold(l.Name, false)() // not during a resilver's copy of the file
 	return p.eachMirror(ctx, l, func(ctx context.Context, c *client.Client, dir []byte, f nfs.DSFile) error {
 		return c.Fallocate(ctx, op, f.FH, nfs4.AnonStateid, off, length)
 	}, p.markStale(l))
@@ -215,10 +222,14 @@ func (p *Pool) Remove(ctx context.Context, l nfs.FileLayout) error {
 	if err := checkName(l.Name); err != nil {
 		return err
 	}
+	defer p.hold(l.Name, false)()
 	return p.eachMirror(ctx, l, func(ctx context.Context, c *client.Client, dir []byte, f nfs.DSFile) error {
 		err := c.Remove(ctx, dir, l.Name)
 		if client.IsStatus(err, nfs4.ErrNoent) {
-			return nil
+			err = nil
+		}
+		if err == nil {
+			p.clearStale(p.byID[f.Device], l.Name) // nothing left to resilver
 		}
 		return err
 	}, func(s *dataServer, f nfs.DSFile) bool {
@@ -233,6 +244,11 @@ func (p *Pool) Remove(ctx context.Context, l nfs.FileLayout) error {
 // misses the write and is marked stale; the write fails only when no
 // mirror took it.
 func (p *Pool) WriteAt(ctx context.Context, l nfs.FileLayout, b []byte, off uint64) (int, error) {
+	defer p.hold(l.Name, false)()
+	return p.writeAt(ctx, l, b, off)
+}
+
+func (p *Pool) writeAt(ctx context.Context, l nfs.FileLayout, b []byte, off uint64) (int, error) {
 	err := p.eachMirror(ctx, l, func(ctx context.Context, c *client.Client, dir []byte, f nfs.DSFile) error {
 		s := p.byID[f.Device]
 		_, wsize := s.sizes()
@@ -362,8 +378,10 @@ func (p *Pool) markStale(l nfs.FileLayout) func(*dataServer, nfs.DSFile) bool {
 	return func(s *dataServer, f nfs.DSFile) bool {
 		if len(l.Mirrors) > 1 {
 			s.mu.Lock()
-			was := s.stale[l.Name]
-			s.stale[l.Name] = true
+			_, was := s.stale[l.Name]
+			if !was {
+				s.stale[l.Name] = slices.Clone(l.Mirrors)
+			}
 			s.mu.Unlock()
 			if !was {
 				p.persist(s, l.Name)
@@ -376,7 +394,8 @@ func (p *Pool) markStale(l nfs.FileLayout) func(*dataServer, nfs.DSFile) bool {
 func (s *dataServer) isStale(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.stale[name]
+	_, ok := s.stale[name]
+	return ok
 }
 
 // addRepair queues work for when s is reached again. A removal replaces
@@ -429,7 +448,7 @@ func (p *Pool) repair(ctx context.Context, s *dataServer, c *client.Client, dir 
 			return err
 		}
 		s.mu.Lock()
-		delete(s.stale, name) // nothing left to resilver
+		delete(s.stale, name) // nothing left to resilver; doRepairs persists
 		s.mu.Unlock()
 		return nil
 	}

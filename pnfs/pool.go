@@ -29,6 +29,11 @@ type Registry interface {
 	// fences, removes and resilvers it; FileStates returns all of it.
 	PutFileState(ctx context.Context, id nfs.DeviceID, name string, st *FileState) error
 	FileStates(ctx context.Context) (map[nfs.DeviceID]map[string]FileState, error)
+	// PutOrphan records the layout of a removed file whose data files
+	// wait for the metadata server (nil: forgets it); Orphans returns
+	// them all (nfs.OrphanStore).
+	PutOrphan(ctx context.Context, name string, l *nfs.FileLayout) error
+	Orphans(ctx context.Context) ([]nfs.FileLayout, error)
 }
 
 // FileState is what is owed to one data file on one server: a stale mark
@@ -41,6 +46,39 @@ type FileState struct {
 	UID    uint32 `json:"uid,omitempty"`
 	GID    uint32 `json:"gid,omitempty"`
 	FH     []byte `json:"fh,omitempty"`
+	// Mirrors are the stale file's layout mirrors, so that the pool can
+	// copy a good one over it on its own (resilverLoop).
+	Mirrors []MirrorRecord `json:"mirrors,omitempty"`
+}
+
+// MirrorRecord is one mirror of a stale file's layout in a FileState.
+type MirrorRecord struct {
+	Device []byte `json:"device"`
+	FH     []byte `json:"fh"`
+}
+
+func mirrorRecords(m []nfs.DSFile) []MirrorRecord {
+	var out []MirrorRecord
+	for _, f := range m {
+		out = append(out, MirrorRecord{Device: f.Device[:], FH: f.FH})
+	}
+	return out
+}
+
+// mirrors is st's Mirrors as layout mirrors; nil (a stale mark recorded
+// without them) leaves the file to an explicit Resilver.
+func (st FileState) mirrors() []nfs.DSFile {
+	var out []nfs.DSFile
+	for _, m := range st.Mirrors {
+		var f nfs.DSFile
+		if len(m.Device) != len(f.Device) {
+			return nil
+		}
+		copy(f.Device[:], m.Device)
+		f.FH = m.FH
+		out = append(out, f)
+	}
+	return out
 }
 
 // ServerRecord is a data server's entry in the registry.
@@ -131,6 +169,13 @@ type Pool struct {
 
 	onDown atomic.Pointer[func(nfs.DeviceID)] // OnOutOfService's f
 
+	// Resilvering (resilver.go).
+	beforeRsv          atomic.Pointer[func(context.Context, string) error] // BeforeResilver's f
+	rsvKick            chan struct{}
+	gateMu             sync.Mutex
+	gates              map[string]*gate
+	rsvFiles, rsvBytes atomic.Uint64 // mirrors copied over, and their bytes
+
 	dirty  chan struct{} // the registry writer has states to record
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -142,7 +187,34 @@ var (
 	_ nfs.StaleMirrors  = (*Pool)(nil)
 	_ nfs.DeviceWatcher = (*Pool)(nil)
 	_ nfs.SpaceOps      = (*Pool)(nil)
+	_ nfs.Resilverer    = (*Pool)(nil)
+	_ nfs.OrphanStore   = (*Pool)(nil)
 )
+
+// PutOrphan implements nfs.OrphanStore in the registry (nowhere without
+// one).
+func (p *Pool) PutOrphan(ctx context.Context, l nfs.FileLayout) error {
+	if p.cfg.Registry == nil {
+		return nil
+	}
+	return p.cfg.Registry.PutOrphan(ctx, l.Name, &l)
+}
+
+// DropOrphan implements nfs.OrphanStore.
+func (p *Pool) DropOrphan(ctx context.Context, name string) error {
+	if p.cfg.Registry == nil {
+		return nil
+	}
+	return p.cfg.Registry.PutOrphan(ctx, name, nil)
+}
+
+// Orphans implements nfs.OrphanStore.
+func (p *Pool) Orphans(ctx context.Context) ([]nfs.FileLayout, error) {
+	if p.cfg.Registry == nil {
+		return nil, nil
+	}
+	return p.cfg.Registry.Orphans(ctx)
+}
 
 // OnOutOfService implements nfs.DeviceWatcher: f is called, on a
 // goroutine of its own, each time a server leaves service.
@@ -161,10 +233,10 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		return nil, fmt.Errorf("pnfs: %d mirrors need as many data servers (have %d)", cfg.Mirrors, len(cfg.Servers))
 	}
 	p := &Pool{cfg: cfg, log: cfg.Logger, byID: make(map[nfs.DeviceID]*dataServer), ids: newIDSource(cfg.Registry),
-		dirty: make(chan struct{}, 1), stop: make(chan struct{})}
+		dirty: make(chan struct{}, 1), stop: make(chan struct{}), rsvKick: make(chan struct{}, 1), gates: make(map[string]*gate)}
 	for _, sc := range cfg.Servers {
 		s := &dataServer{cfg: sc, id: sc.ID(), rsize: cfg.RSize, wsize: cfg.WSize, since: time.Now(), reason: "not yet reached",
-			pending: make(map[string]repair), stale: make(map[string]bool)}
+			pending: make(map[string]repair), stale: make(map[string][]nfs.DSFile)}
 		if _, dup := p.byID[s.id]; dup {
 			return nil, fmt.Errorf("pnfs: data server %s given twice", sc)
 		}
@@ -185,9 +257,10 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 	}
 	wg.Wait()
 	p.registerGauges(cfg.Metrics)
-	p.wg.Add(2)
+	p.wg.Add(3)
 	go p.probeLoop()
 	go p.recordLoop()
+	go p.resilverLoop()
 	p.markDirty()
 	return p, nil
 }
@@ -440,6 +513,9 @@ func (p *Pool) setInService(s *dataServer) {
 	s.mu.Unlock()
 	p.log.Info("data server in service", "server", s.cfg.String(), "stale_files", stale)
 	p.markDirty()
+	if stale > 0 {
+		p.kickResilver()
+	}
 }
 
 // markDirty asks the registry writer to record the states.
@@ -521,7 +597,7 @@ func (p *Pool) loadFileStates(ctx context.Context) error {
 		}
 		for name, st := range files {
 			if st.Stale {
-				s.stale[name] = true
+				s.stale[name] = st.mirrors()
 			}
 			if st.Remove || st.Fence {
 				s.repairSeq++
@@ -544,8 +620,9 @@ func (p *Pool) persist(s *dataServer, name string) {
 	s.mu.Lock()
 	var st *FileState
 	r, queued := s.pending[name]
-	if queued || s.stale[name] {
-		st = &FileState{Stale: s.stale[name], Remove: r.remove, Fence: r.fence, UID: r.uid, GID: r.gid, FH: r.fh}
+	mirrors, stale := s.stale[name]
+	if queued || stale {
+		st = &FileState{Stale: stale, Remove: r.remove, Fence: r.fence, UID: r.uid, GID: r.gid, FH: r.fh, Mirrors: mirrorRecords(mirrors)}
 	}
 	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

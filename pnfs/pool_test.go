@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -468,6 +469,130 @@ func TestResilver(t *testing.T) {
 	}
 }
 
+// TestResilverAutomatic: with two mirrors and BeforeResilver set (as
+// the metadata server does), a server stopped while writes go through the
+// pool has its stale copy copied over on its own once it is back: the
+// hook is asked first for that file, StaleMirrors names it no more, the
+// bytes on both disks are equal, and writes through the pool after it
+// reach both mirrors again.
+func TestResilverAutomatic(t *testing.T) {
+	ds := []*testDS{startDS(t), startDS(t)}
+	reg := newMemRegistry()
+	cfg := Config{Servers: []ServerConfig{ds[0].config(), ds[1].config()}, Mirrors: 2, Registry: reg,
+		Logger: slog.New(slog.DiscardHandler), ProbeInterval: 50 * time.Millisecond, HoldDown: 100 * time.Millisecond}
+	p, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var mu sync.Mutex
+	var asked []string
+	p.BeforeResilver(func(ctx context.Context, name string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, name)
+		return nil
+	})
+	ctx := ctxT(t)
+	l, err := p.Create(ctx, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := p.Create(ctx, "clean") // not written while away: not copied
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.WriteAt(ctx, l, bytes.Repeat([]byte("old!"), 1<<18), 0); err != nil {
+		t.Fatal(err)
+	}
+	ds[1].stop()
+	waitFor(t, "the stopped server out of service", func() bool { return len(p.Devices()) == 1 })
+	data := bytes.Repeat([]byte("written while away"), 200000) // 3.6 MB, past the old end
+	if _, err := p.WriteAt(ctx, l, data, 4096); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetSize(ctx, l, 4096+uint64(len(data))-7); err != nil {
+		t.Fatal(err)
+	}
+	id1 := ds[1].config().ID()
+	if st := p.StaleMirrors(l); len(st) != 1 || st[0] != id1 {
+		t.Fatalf("stale mirrors %x", st)
+	}
+	if st, _ := reg.get(id1, "auto"); !st.Stale || len(st.Mirrors) != 2 {
+		t.Fatalf("registry holds %+v: want the stale mark with both mirrors", st)
+	}
+	ds[1].start()
+	waitFor(t, "the stale mirror copied over", func() bool { return len(p.StaleMirrors(l)) == 0 })
+	mu.Lock()
+	if len(asked) != 1 || asked[0] != "auto" {
+		t.Errorf("BeforeResilver asked for %q, want [auto]", asked)
+	}
+	mu.Unlock()
+	a, err0 := os.ReadFile(ds[0].path("auto"))
+	b, err1 := os.ReadFile(ds[1].path("auto"))
+	if err0 != nil || err1 != nil || len(a) != 4096+len(data)-7 || !bytes.Equal(a, b) {
+		t.Fatalf("mirrors differ after the resilver: %d and %d bytes (%v %v)", len(a), len(b), err0, err1)
+	}
+	waitFor(t, "the stale mark gone from the registry", func() bool { _, ok := reg.get(id1, "auto"); return !ok })
+	if st := p.Stats()[1]; st.StaleFiles != 0 || p.rsvFiles.Load() != 1 || p.rsvBytes.Load() != uint64(len(a)) {
+		t.Errorf("stats %+v, resilvered %d files %d bytes", st, p.rsvFiles.Load(), p.rsvBytes.Load())
+	}
+	if len(p.StaleMirrors(clean)) != 0 {
+		t.Error("a file not written while away is stale")
+	}
+	if _, err := p.WriteAt(ctx, l, []byte("after"), 0); err != nil {
+		t.Fatal(err)
+	}
+	a, _ = os.ReadFile(ds[0].path("auto"))
+	b, _ = os.ReadFile(ds[1].path("auto"))
+	if !bytes.Equal(a, b) || !bytes.HasPrefix(b, []byte("after")) {
+		t.Error("a write after the resilver did not reach both mirrors alike")
+	}
+}
+
+// TestResilverWaitsForHook: while BeforeResilver's function says the
+// file's layouts are still out, nothing is copied and the mark stays;
+// once it lets go, the copy is done on a later pass.
+func TestResilverWaitsForHook(t *testing.T) {
+	ds := []*testDS{startDS(t), startDS(t)}
+	p := newTestPool(t, 2, ds...)
+	var busy sync.Mutex
+	busy.Lock() // held: layouts out
+	var refused atomic.Int32
+	p.BeforeResilver(func(ctx context.Context, name string) error {
+		if !busy.TryLock() {
+			refused.Add(1)
+			return errors.New("layouts still out")
+		}
+		busy.Unlock()
+		return nil
+	})
+	ctx := ctxT(t)
+	l, err := p.Create(ctx, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds[1].stop()
+	waitFor(t, "the stopped server out of service", func() bool { return len(p.Devices()) == 1 })
+	if _, err := p.WriteAt(ctx, l, []byte("while away"), 0); err != nil {
+		t.Fatal(err)
+	}
+	ds[1].start()
+	waitFor(t, "the restarted server back in service", func() bool { return len(p.Devices()) == 2 })
+	time.Sleep(300 * time.Millisecond)
+	if len(p.StaleMirrors(l)) != 1 || refused.Load() == 0 {
+		t.Fatalf("copied while the hook refused (refused %d times)", refused.Load())
+	}
+	if got, _ := os.ReadFile(ds[1].path("w")); len(got) != 0 {
+		t.Fatalf("the stale mirror was written: %q", got)
+	}
+	busy.Unlock()
+	waitFor(t, "the copy on a later pass", func() bool { return len(p.StaleMirrors(l)) == 0 })
+	if got, _ := os.ReadFile(ds[1].path("w")); string(got) != "while away" {
+		t.Fatalf("resilvered copy %q", got)
+	}
+}
+
 // TestPlacementSkipsFull: a server with less than MinFree free space gets
 // no new files while another has room; when none has, any will do.
 func TestPlacementSkipsFull(t *testing.T) {
@@ -518,10 +643,33 @@ type memRegistry struct {
 	next    uint32
 	servers map[nfs.DeviceID]ServerRecord
 	files   map[nfs.DeviceID]map[string]FileState
+	orphans map[string]nfs.FileLayout
+}
+
+func (m *memRegistry) PutOrphan(_ context.Context, name string, l *nfs.FileLayout) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l == nil {
+		delete(m.orphans, name)
+	} else {
+		m.orphans[name] = *l
+	}
+	return nil
+}
+
+func (m *memRegistry) Orphans(context.Context) ([]nfs.FileLayout, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []nfs.FileLayout
+	for _, l := range m.orphans {
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 func newMemRegistry() *memRegistry {
-	return &memRegistry{next: FirstSyntheticID, servers: map[nfs.DeviceID]ServerRecord{}, files: map[nfs.DeviceID]map[string]FileState{}}
+	return &memRegistry{next: FirstSyntheticID, servers: map[nfs.DeviceID]ServerRecord{}, files: map[nfs.DeviceID]map[string]FileState{},
+		orphans: map[string]nfs.FileLayout{}}
 }
 
 func (m *memRegistry) ReserveIDs(_ context.Context, n uint32) (uint32, error) {
@@ -551,6 +699,13 @@ func (m *memRegistry) PutFileState(_ context.Context, id nfs.DeviceID, name stri
 	}
 	m.files[id][name] = *st
 	return nil
+}
+
+func (m *memRegistry) get(id nfs.DeviceID, name string) (FileState, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.files[id][name]
+	return st, ok
 }
 
 func (m *memRegistry) FileStates(context.Context) (map[nfs.DeviceID]map[string]FileState, error) {

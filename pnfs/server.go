@@ -41,7 +41,9 @@ type dataServer struct {
 	backoff    time.Duration
 	pending    map[string]repair // by data file name: what to do on return
 	repairSeq  uint64
-	stale      map[string]bool // data files that missed writes (need resilvering)
+	// stale are the data files that missed writes (need resilvering),
+	// with their layout's mirrors (where a good copy is).
+	stale map[string][]nfs.DSFile
 
 	probing atomic.Bool
 	stats   serverStats

@@ -74,6 +74,8 @@ func (p *Pool) registerGauges(set *metrics.Set) {
 		{Name: "pnfs_ds_reported_failures", Help: "data server errors clients reported (LAYOUTERROR, LAYOUTRETURN)", Value: sum(func(s ServerStats) uint64 { return s.Reported })},
 		{Name: "pnfs_ds_out_of_service_events", Help: "times a data server left service", Value: sum(func(s ServerStats) uint64 { return s.Downs })},
 		{Name: "pnfs_ds_stale_files", Help: "mirror data files that missed writes while their server was out of reach (need resilvering)", Value: sum(func(s ServerStats) uint64 { return uint64(s.StaleFiles) })},
+		{Name: "pnfs_ds_resilvered_files", Help: "stale mirrors copied over from a good one", Value: func() float64 { return float64(p.rsvFiles.Load()) }},
+		{Name: "pnfs_ds_resilvered_bytes", Help: "bytes copied onto stale mirrors", Value: func() float64 { return float64(p.rsvBytes.Load()) }},
 	} {
 		set.AddGauge(g)
 	}
