@@ -445,6 +445,14 @@ func (s *Server) breakDelegs(cl *client, n *node, write bool) nfs4.Status {
 	for _, o := range recall {
 		go s.recall(o)
 	}
+	return waitGone(wait)
+}
+
+// waitGone waits, recallWait at most, until every channel of wait is
+// closed (the recalled delegations or layouts returned, revoked or
+// dropped): NFS4ERR_DELAY when one is not by then, so the client retries
+// the request that conflicted.
+func waitGone(wait []chan struct{}) nfs4.Status {
 	if len(wait) == 0 {
 		return nfs4.OK
 	}

@@ -262,24 +262,12 @@ func (s *Server) recallLayouts(cl *client, n *node) nfs4.Status {
 		wait = append(wait, ls.gone)
 	}
 	t.mu.Unlock()
-	if len(wait) == 0 {
-		return nfs4.OK
-	}
-	timer := time.NewTimer(recallWait)
-	defer timer.Stop()
-	for _, ch := range wait {
-		select {
-		case <-ch:
-		case <-timer.C:
-			return nfs4.ErrDelay
-		}
-	}
-	return nfs4.OK
+	return waitGone(wait)
 }
 
-// recallDevice recalls every layout that names data server id (a client
-// reported it failing: LAYOUTERROR), so that clients get layouts that
-// leave it out.
+// recallDevice recalls every layout that names data server id (it left
+// service: DeviceWatcher), so that clients get layouts that leave it
+// out.
 func (s *Server) recallDevice(id DeviceID) {
 	t := s.state
 	now := time.Now()
