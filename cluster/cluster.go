@@ -48,6 +48,9 @@ type Cluster struct {
 	etcd *embed.Etcd // nil with external endpoints
 	lock *os.File    // flock on StateDir/etcd.lock while embedded
 	log  *slog.Logger
+	// sock is the embedded etcd's client socket; sockDir, when set, the
+	// private directory made for it (socketPath), removed by Close.
+	sock, sockDir string
 	// closing silences the embedded etcd while it stops: it logs its
 	// listeners closing as errors.
 	closing atomic.Bool
@@ -88,7 +91,7 @@ func Open(ctx context.Context, o Options) (*Cluster, error) {
 		if err := c.startEmbedded(ctx, o.StateDir); err != nil {
 			return nil, err
 		}
-		eps = []string{"http://" + c.etcd.Clients[0].Addr().String()}
+		eps = []string{"unix://" + c.sock}
 	}
 	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: o.DialTimeout, Logger: zap.NewNop(), Context: ctx})
 	if err != nil {
@@ -107,8 +110,10 @@ func Open(ctx context.Context, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-// startEmbedded runs a single-node etcd on 127.0.0.1 (ports chosen free,
-// listening on loopback only), data in dir/etcd, logging errors only.
+// startEmbedded runs a single-node etcd, its clients served on a unix
+// socket (socketPath, mode 0600) and its peer port on 127.0.0.1 (chosen
+// free; a single member takes no peers), data in dir/etcd, logging
+// errors only.
 func (c *Cluster) startEmbedded(ctx context.Context, dir string) error {
 	if dir == "" {
 		return errors.New("cluster: no state directory for the embedded etcd")
@@ -121,7 +126,7 @@ func (c *Cluster) startEmbedded(ctx context.Context, dir string) error {
 		return err
 	}
 	c.lock = lock
-	ports, err := freePorts(2)
+	ports, err := freePorts(1)
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -129,7 +134,16 @@ func (c *Cluster) startEmbedded(ctx context.Context, dir string) error {
 	cfg.Name = "nfsd-uring"
 	cfg.Dir = filepath.Join(dir, "etcd")
 	peer := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[0])}
-	client := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	sock, err := c.socketPath(dir)
+	if err != nil {
+		c.Close()
+		return err
+	}
+	// Clients reach it through a unix socket only the server's user may
+	// connect to, not a loopback port: etcd has no authentication here,
+	// and what it holds (the orphaned data files the MDS removes, the
+	// data servers' states) must not be writable by every local user.
+	client := url.URL{Scheme: "unix", Path: sock}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 	cfg.ListenMetricsUrls = nil
@@ -142,6 +156,10 @@ func (c *Cluster) startEmbedded(ctx context.Context, dir string) error {
 		return fmt.Errorf("cluster: embedded etcd in %s: %w", cfg.Dir, err)
 	}
 	c.etcd = e
+	if err := os.Chmod(sock, 0o600); err != nil {
+		c.Close()
+		return fmt.Errorf("cluster: %w", err)
+	}
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
@@ -156,6 +174,28 @@ func (c *Cluster) startEmbedded(ctx context.Context, dir string) error {
 	}
 	c.log.Info("embedded etcd started", "dir", cfg.Dir, "client", client.String())
 	return nil
+}
+
+// socketPath is where the embedded etcd's client socket goes: dir/etcd.sock
+// when the path fits a socket address (108 bytes), else a private
+// directory of its own under the system's temporary directory, removed
+// by Close.
+func (c *Cluster) socketPath(dir string) (string, error) {
+	abs, err := filepath.Abs(filepath.Join(dir, "etcd.sock"))
+	if err != nil {
+		return "", fmt.Errorf("cluster: %w", err)
+	}
+	if len(abs) < 100 {
+		c.sock = abs
+		return abs, nil
+	}
+	tmp, err := os.MkdirTemp("", "nfsd-uring-etcd")
+	if err != nil {
+		return "", fmt.Errorf("cluster: %w", err)
+	}
+	c.sockDir = tmp
+	c.sock = filepath.Join(tmp, "etcd.sock")
+	return c.sock, nil
 }
 
 // lockDir takes an exclusive flock on path, failing at once if it is
@@ -218,6 +258,10 @@ func (c *Cluster) Close() error {
 	if c.lock != nil {
 		c.lock.Close()
 		c.lock = nil
+	}
+	if c.sockDir != "" {
+		os.RemoveAll(c.sockDir)
+		c.sockDir = ""
 	}
 	return err
 }
