@@ -730,19 +730,26 @@ func opLayouterror(c *compound) nfs4.Status {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	n, s := c.layoutTarget()
-	if s != nfs4.OK {
-		return s
-	}
-	if s := c.checkLayoutStateid(n, a.stateid); s != nfs4.OK {
+	if s := c.checkLayoutReport(a.stateid); s != nfs4.OK {
 		return s
 	}
 	c.s.noteIOErrors(a.errors)
 	return nfs4.OK
 }
 
+// checkLayoutReport checks what a client's report of its I/O through a
+// layout (LAYOUTERROR, LAYOUTSTATS) is about: the current file, and a
+// layout of the caller's client on it named by sid.
+func (c *compound) checkLayoutReport(sid nfs4.Stateid) nfs4.Status {
+	n, s := c.layoutTarget()
+	if s != nfs4.OK {
+		return s
+	}
+	return c.checkLayoutStateid(n, sid)
+}
+
 // checkLayoutStateid checks sid names a layout of the caller's client on
-// n (LAYOUTERROR, LAYOUTSTATS).
+// n.
 func (c *compound) checkLayoutStateid(n *node, sid nfs4.Stateid) nfs4.Status {
 	sid, s := c.resolveSid(sid)
 	if s != nfs4.OK {
@@ -789,11 +796,7 @@ func opLayoutstats(c *compound) nfs4.Status {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
-	n, s := c.layoutTarget()
-	if s != nfs4.OK {
-		return s
-	}
-	if s := c.checkLayoutStateid(n, a.stateid); s != nfs4.OK {
+	if s := c.checkLayoutReport(a.stateid); s != nfs4.OK {
 		return s
 	}
 	c.s.mds.statsReports.Add(1)
