@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
-	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // TestQuiesceForResilver: the function the server hands a Resilverer
@@ -49,19 +48,7 @@ func TestQuiesceForResilver(t *testing.T) {
 		t.Fatalf("returned before the LAYOUTRETURN: %v", err)
 	case <-time.After(100 * time.Millisecond):
 	}
-	_, st := h.ops(2, func(e *xdr.Encoder) {
-		e.Uint32(nfs4.OpPutfh)
-		e.Opaque(fh)
-		e.Uint32(nfs4.OpLayoutreturn)
-		e.Bool(false)
-		e.Uint32(nfs4.LayoutFlexFiles)
-		e.Uint32(nfs4.LayoutIOModeAny)
-		e.Uint32(nfs4.LayoutReturnFile)
-		e.Uint64(0)
-		e.Uint64(nfs4.LengthToEOF)
-		nfs4.Stateid{Seqid: lsid.Seqid + 1, Other: lsid.Other}.Encode(e)
-		e.Opaque(nil)
-	})
+	_, st := h.layoutreturn(fh, nfs4.Stateid{Seqid: lsid.Seqid + 1, Other: lsid.Other}, nil)
 	if st != nfs4.OK {
 		t.Fatalf("LAYOUTRETURN: %d", st)
 	}

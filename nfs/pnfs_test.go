@@ -348,19 +348,7 @@ func TestLayoutreturnIOErr(t *testing.T) {
 	body.Uint32(uint32(nfs4.ErrNxio))
 	body.Uint32(nfs4.OpWrite)
 	body.Uint32(0) // fflr_iostats_report: none
-	d, st := h.ops(2, func(e *xdr.Encoder) {
-		e.Uint32(nfs4.OpPutfh)
-		e.Opaque(fh)
-		e.Uint32(nfs4.OpLayoutreturn)
-		e.Bool(false)
-		e.Uint32(nfs4.LayoutFlexFiles)
-		e.Uint32(nfs4.LayoutIOModeAny)
-		e.Uint32(nfs4.LayoutReturnFile)
-		e.Uint64(0)
-		e.Uint64(nfs4.LengthToEOF)
-		lsid.Encode(e)
-		e.Opaque(body.Header())
-	})
+	d, st := h.layoutreturn(fh, lsid, body.Header())
 	if st != nfs4.OK {
 		t.Fatalf("LAYOUTRETURN: %d", st)
 	}
@@ -473,19 +461,7 @@ func TestRecallOnSetattrMode(t *testing.T) {
 		t.Fatal("no CB_LAYOUTRECALL")
 	}
 	// The recall moved the stateid's seqid on; the client returns with it.
-	_, st := h.ops(2, func(e *xdr.Encoder) {
-		e.Uint32(nfs4.OpPutfh)
-		e.Opaque(fh)
-		e.Uint32(nfs4.OpLayoutreturn)
-		e.Bool(false)
-		e.Uint32(nfs4.LayoutFlexFiles)
-		e.Uint32(nfs4.LayoutIOModeAny)
-		e.Uint32(nfs4.LayoutReturnFile)
-		e.Uint64(0)
-		e.Uint64(nfs4.LengthToEOF)
-		nfs4.Stateid{Seqid: lsid.Seqid + 1, Other: lsid.Other}.Encode(e)
-		e.Opaque(nil)
-	})
+	_, st := h.layoutreturn(fh, nfs4.Stateid{Seqid: lsid.Seqid + 1, Other: lsid.Other}, nil)
 	if st != nfs4.OK {
 		t.Fatalf("LAYOUTRETURN after the recall: %d", st)
 	}
@@ -736,4 +712,23 @@ func TestRecallWhenDeviceLeavesService(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no CB_LAYOUTRECALL when the data server left service")
 	}
+}
+
+// layoutreturn sends PUTFH fh, LAYOUTRETURN4_FILE of the whole file in
+// any iomode with stateid sid and lrf_body body.
+func (h *harness) layoutreturn(fh []byte, sid nfs4.Stateid, body []byte) (*xdr.Decoder, nfs4.Status) {
+	h.t.Helper()
+	return h.ops(2, func(e *xdr.Encoder) {
+		e.Uint32(nfs4.OpPutfh)
+		e.Opaque(fh)
+		e.Uint32(nfs4.OpLayoutreturn)
+		e.Bool(false)
+		e.Uint32(nfs4.LayoutFlexFiles)
+		e.Uint32(nfs4.LayoutIOModeAny)
+		e.Uint32(nfs4.LayoutReturnFile)
+		e.Uint64(0)
+		e.Uint64(nfs4.LengthToEOF)
+		sid.Encode(e)
+		e.Opaque(body)
+	})
 }
