@@ -580,11 +580,19 @@ func opDestroyClientid(c *compound) nfs4.Status {
 	if cl.principal != c.caller.UID {
 		return nfs4.ErrWrongCred
 	}
-	if len(cl.sessions) > 0 {
+	if c.s.clientHasState(cl) {
 		return nfs4.ErrClientidBusy
 	}
 	t.removeClientLocked(cl)
 	return nfs4.OK
+}
+
+// clientHasState reports whether DESTROY_CLIENTID must answer
+// NFS4ERR_CLIENTID_BUSY (RFC 8881 section 18.50.3): the client still has
+// sessions, opens, locks or delegations, layouts, or an asynchronous COPY
+// running (knfsd's client_has_state). Called with the state table locked.
+func (s *Server) clientHasState(cl *client) bool {
+	return len(cl.sessions) > 0 || len(cl.opens) > 0 || len(cl.layouts) > 0 || s.copies.runningFor(cl) > 0
 }
 
 // bindConnArgs is BIND_CONN_TO_SESSION4args (RFC 8881 section 18.34.1).

@@ -127,6 +127,13 @@ func (t *copyTable) releaseLocked(cl *client) {
 	}
 }
 
+// runningFor is how many asynchronous COPYs cl has under way.
+func (t *copyTable) runningFor(cl *client) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.perClient[cl]
+}
+
 func (t *copyTable) add(cp *asyncCopy) {
 	t.mu.Lock()
 	t.byID[cp.other] = cp

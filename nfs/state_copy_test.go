@@ -346,8 +346,11 @@ func TestCopyAsyncLimit(t *testing.T) {
 	}
 }
 
-// A copy in progress stops when its client is destroyed (DESTROY_SESSION,
-// DESTROY_CLIENTID), after the chunk under way, and sends no CB_OFFLOAD.
+// DESTROY_CLIENTID while an asynchronous copy runs answers
+// NFS4ERR_CLIENTID_BUSY (RFC 8881 section 18.50.3; knfsd's
+// client_has_state counts async copies). A copy in progress stops when its
+// client goes (here: its lease ran out), after the chunk under way, and
+// sends no CB_OFFLOAD.
 func TestCopyAsyncStopsWithClient(t *testing.T) {
 	gate := &gateIO{entered: make(chan struct{}, 8), release: make(chan struct{})}
 	h, src, dst, _ := copyHarness(t, gate, 3*syncCopyMax)
@@ -364,9 +367,13 @@ func TestCopyAsyncStopsWithClient(t *testing.T) {
 	if _, st, _ := h.compound(1, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpDestroyClientid)
 		e.Uint64(h.clid)
-	}); st != nfs4.OK {
-		t.Fatalf("DESTROY_CLIENTID: %d", st)
+	}); st != nfs4.ErrClientidBusy {
+		t.Fatalf("DESTROY_CLIENTID during a copy: %d, want CLIENTID_BUSY", st)
 	}
+	st := h.s.state
+	st.mu.Lock()
+	st.removeClientLocked(st.clients[h.clid]) // as the lease reaper does
+	st.mu.Unlock()
 	close(gate.release)
 	select {
 	case <-cp.done:
