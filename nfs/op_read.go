@@ -185,7 +185,7 @@ func (c *compound) stat(a *readPlan) nfs4.Status {
 
 func opRead(c *compound) nfs4.Status {
 	if l := c.layoutFile(); l != nil {
-		return c.proxyRead(l, false) // pnfs_proxy.go
+		return c.proxied(func() nfs4.Status { return c.proxyRead(l, false) }) // pnfs_proxy.go
 	}
 	var a readPlan
 	if s := c.planRead(&a); s != nfs4.OK {
@@ -221,7 +221,7 @@ func opSeek(c *compound) nfs4.Status {
 		return nfs4.ErrBadXDR
 	}
 	if c.layoutFile() != nil {
-		return c.proxySeek(a) // pnfs_proxy.go
+		return c.proxied(func() nfs4.Status { return c.proxySeek(a) }) // pnfs_proxy.go
 	}
 	var st unix.Stat_t
 	fd, s := c.readTarget(sid, &st)

@@ -22,7 +22,7 @@ const (
 
 func opReadPlus(c *compound) nfs4.Status {
 	if l := c.layoutFile(); l != nil {
-		return c.proxyRead(l, true) // pnfs_proxy.go
+		return c.proxied(func() nfs4.Status { return c.proxyRead(l, true) }) // pnfs_proxy.go
 	}
 	var a readPlan
 	if s := c.planRead(&a); s != nfs4.OK {

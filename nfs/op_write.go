@@ -147,7 +147,7 @@ func opWrite(c *compound) nfs4.Status {
 		return s
 	}
 	if l := c.layoutFile(); l != nil {
-		return c.proxyWrite(l, fd, off, data) // pnfs_proxy.go
+		return c.proxied(func() nfs4.Status { return c.proxyWrite(l, fd, off, data) }) // pnfs_proxy.go
 	}
 	var n int
 	err := c.asCallerIO(func() error {

@@ -34,6 +34,9 @@ type mds struct {
 	proxyRead, proxyWritten             atomic.Uint64
 	ioErrors, statsReports              atomic.Uint64
 	statsRead, statsWritten             atomic.Uint64 // bytes LAYOUTSTATS reported
+
+	proxyGate    hostGate      // proxied calls in flight per client host (pnfs_gate.go)
+	proxyDelayed atomic.Uint64 // proxied calls answered NFS4ERR_DELAY by proxyGate
 }
 
 // dsTimeout bounds one call to the data servers made while a client
@@ -215,6 +218,7 @@ func (s *Server) registerLayoutGauges(set *metrics.Set) {
 	counter("pnfs_fences_total", "data files given new synthetic owners (RFC 8435 section 14)", &m.fenced)
 	counter("pnfs_proxy_read_bytes_total", "file data read from data servers for clients without layouts", &m.proxyRead)
 	counter("pnfs_proxy_written_bytes_total", "file data written to data servers for clients without layouts", &m.proxyWritten)
+	counter("pnfs_proxy_delayed_total", "proxied READs, WRITEs and SEEKs answered NFS4ERR_DELAY: the client host had its share of calls waiting on the data servers", &m.proxyDelayed)
 	counter("pnfs_io_errors_total", "data server errors reported by clients (LAYOUTERROR, LAYOUTRETURN)", &m.ioErrors)
 	counter("pnfs_layoutstats_total", "LAYOUTSTATS reports received", &m.statsReports)
 	counter("pnfs_layoutstats_read_bytes_total", "bytes clients reported reading from data servers (LAYOUTSTATS)", &m.statsRead)

@@ -3,6 +3,7 @@ package nfs
 import (
 	"bytes"
 	"crypto/rand"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -731,4 +732,40 @@ func (h *harness) layoutreturn(fh []byte, sid nfs4.Stateid, body []byte) (*xdr.D
 		sid.Encode(e)
 		e.Opaque(body)
 	})
+}
+
+// One host with maxProxiedPerHost proxied calls waiting on the data
+// servers gets NFS4ERR_DELAY for the next instead of taking another
+// worker; another host, and the same host once a call ends, are served.
+func TestProxyCallsPerHostBounded(t *testing.T) {
+	ds := newFakeDS(1)
+	h := newMDSHarness(t, ds)
+	h.session()
+	st, sid, fh := h.create("f", nfs4.CreateUnchecked, "")
+	if st != nfs4.OK {
+		t.Fatal(st)
+	}
+	g := &h.s.mds.proxyGate
+	a := h.conn.addr
+	for i := 0; i < maxProxiedPerHost; i++ {
+		if !g.enter(a, maxProxiedPerHost) {
+			t.Fatalf("place %d refused", i)
+		}
+	}
+	if st, _, _, _ := h.writeOp(fh, sid, 0, nfs4.Unstable4, []byte("x")); st != nfs4.ErrDelay {
+		t.Fatalf("WRITE past the host's bound: %d, want DELAY", st)
+	}
+	if _, _, st := h.readAt(fh, sid, 0, 1); st != nfs4.ErrDelay {
+		t.Fatalf("READ past the host's bound: %d, want DELAY", st)
+	}
+	if !g.enter(netip.MustParseAddr("192.0.2.7"), maxProxiedPerHost) {
+		t.Fatal("another host was refused")
+	}
+	g.leave(a)
+	if st, _, _, _ := h.writeOp(fh, sid, 0, nfs4.Unstable4, []byte("x")); st != nfs4.OK {
+		t.Fatalf("WRITE after a place came free: %d", st)
+	}
+	if got := h.s.mds.proxyDelayed.Load(); got != 2 {
+		t.Fatalf("proxyDelayed = %d, want 2", got)
+	}
 }
