@@ -734,9 +734,10 @@ func (h *harness) layoutreturn(fh []byte, sid nfs4.Stateid, body []byte) (*xdr.D
 	})
 }
 
-// One host with maxProxiedPerHost proxied calls waiting on the data
-// servers gets NFS4ERR_DELAY for the next instead of taking another
-// worker; another host, and the same host once a call ends, are served.
+// One host with maxProxiedPerHost proxied calls stuck on the data servers
+// gets NFS4ERR_DELAY for the next instead of taking another worker; the
+// same host while its calls progress, another host, and the host once a
+// call ends, are served.
 func TestProxyCallsPerHostBounded(t *testing.T) {
 	ds := newFakeDS(1)
 	h := newMDSHarness(t, ds)
@@ -747,8 +748,9 @@ func TestProxyCallsPerHostBounded(t *testing.T) {
 	}
 	g := &h.s.mds.proxyGate
 	a := h.conn.addr
+	long := time.Now().Add(-time.Minute) // as if they began a minute ago
 	for i := 0; i < maxProxiedPerHost; i++ {
-		if !g.enter(a, maxProxiedPerHost) {
+		if !g.enter(a, maxProxiedPerHost, long) {
 			t.Fatalf("place %d refused", i)
 		}
 	}
@@ -758,14 +760,24 @@ func TestProxyCallsPerHostBounded(t *testing.T) {
 	if _, _, st := h.readAt(fh, sid, 0, 1); st != nfs4.ErrDelay {
 		t.Fatalf("READ past the host's bound: %d, want DELAY", st)
 	}
-	if !g.enter(netip.MustParseAddr("192.0.2.7"), maxProxiedPerHost) {
+	if !g.enter(netip.MustParseAddr("192.0.2.7"), maxProxiedPerHost, long) {
 		t.Fatal("another host was refused")
 	}
-	g.leave(a)
-	if st, _, _, _ := h.writeOp(fh, sid, 0, nfs4.Unstable4, []byte("x")); st != nfs4.OK {
-		t.Fatalf("WRITE after a place came free: %d", st)
+	g.leave(a, time.Now()) // one ended: the host progresses
+	for i := 0; i < 3; i++ {
+		if st, _, _, _ := h.writeOp(fh, sid, 0, nfs4.Unstable4, []byte("x")); st != nfs4.OK {
+			t.Fatalf("WRITE after a call ended: %d", st)
+		}
 	}
 	if got := h.s.mds.proxyDelayed.Load(); got != 2 {
 		t.Fatalf("proxyDelayed = %d, want 2", got)
+	}
+	// Calls in flight that progress are never refused, however many.
+	b := netip.MustParseAddr("192.0.2.8")
+	now := time.Now()
+	for i := 0; i < 4*maxProxiedPerHost; i++ {
+		if !g.enter(b, maxProxiedPerHost, now) {
+			t.Fatalf("call %d of a progressing host refused", i)
+		}
 	}
 }
