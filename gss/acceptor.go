@@ -44,6 +44,9 @@ type Context struct {
 	Initiator string
 	// Expiry is the end of the ticket's validity.
 	Expiry time.Time
+	// ServiceRealm is the realm of the service principal the ticket was
+	// for.
+	ServiceRealm string
 }
 
 // Acceptor accepts contexts for the service principals in a keytab.
@@ -131,6 +134,8 @@ func (a *Acceptor) Accept(tok []byte) (ctx *Context, out []byte, err error) {
 	ctx = &Context{
 		Initiator: auth.CName.PrincipalNameString() + "@" + auth.CRealm,
 		Expiry:    req.Ticket.DecryptedEncPart.EndTime,
+
+		ServiceRealm: req.Ticket.Realm,
 	}
 	ctx.Key = k
 	ctx.Acceptor = true

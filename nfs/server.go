@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/gss"
 	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
@@ -76,6 +77,9 @@ type Config struct {
 	// NFS keep their data there. nil: an ordinary server (EXCHANGE_ID
 	// answers USE_NON_PNFS).
 	DataServers DataServers
+	// GSS accepts RPCSEC_GSS Kerberos contexts (rpc_gss.go); nil: only
+	// AUTH_SYS and AUTH_NONE.
+	GSS *gss.Acceptor
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a
@@ -161,6 +165,7 @@ type Server struct {
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set
+	gss      *gssServer // RPCSEC_GSS contexts (rpc_gss.go); nil without Config.GSS
 }
 
 // NewServer checks the exports and returns a server.
@@ -207,6 +212,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.fhKey = newHandleKey(key)
 	s.owner = serverOwner(key)
 	s.ids = newIDMapper(&cfg)
+	s.gss = newGSSServer(cfg.GSS, cfg.AnonUID, cfg.AnonGID)
 	tab, err := s.buildTable(cfg.Exports)
 	if err != nil {
 		return nil, err
@@ -291,6 +297,10 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 		return
 	}
 	rep.xid = call.xid
+	if call.cred.Flavor == nfs4.AuthGSS {
+		s.handleGSS(c, &call, d, rec, rep)
+		return
+	}
 	switch {
 	case call.rpcvers != nfs4.RPCVersion:
 		encodeRPCMismatch(rep.Enc, call.xid)
@@ -317,6 +327,9 @@ func (s *Server) Complete(rep *Reply) {
 	s.countComplete(rep)
 	if rep.slot != nil {
 		s.state.finishSlot(rep)
+	}
+	if rep.gss.ctx != nil {
+		s.gssComplete(rep)
 	}
 }
 
