@@ -10,10 +10,12 @@ import (
 
 	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/gss"
 	"github.com/nfsd-uring/nfsd-uring/internal/krb5test"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 const krb5Service = "nfs/nfs-server.test"
@@ -121,6 +123,7 @@ func TestKrb5MachineRootSquashed(t *testing.T) {
 	os.Chmod(keepDir, 0o777)
 	o := nfs.DefaultClientOptions()
 	o.ReadOnly, o.Insecure = false, true
+	o.Sec = exports.AllSec
 	keep := o
 	keep.Squash = nfs.NoRootSquash
 	list := []nfs.Export{
@@ -165,4 +168,90 @@ func TestKrb5MachineRootSquashed(t *testing.T) {
 			t.Errorf("%s in %s: uid %d, want %d", c.name, c.exp, uid, c.uid)
 		}
 	}
+}
+
+// secinfo returns SECINFO's list for name in the root: flavors, and for
+// RPCSEC_GSS entries the service (1 krb5, 2 krb5i, 3 krb5p) instead.
+func secinfo(t *testing.T, c *client.Client, name string) []uint32 {
+	t.Helper()
+	var out []uint32
+	err := c.Compound(ctxT(t), func(e *xdr.Encoder) int {
+		client.EncodePutrootfh(e)
+		e.Uint32(nfs4.OpSecinfo)
+		e.String(name)
+		return 2
+	}, func(r *client.Reply) error {
+		if err := r.Op(nfs4.OpPutrootfh); err != nil {
+			return err
+		}
+		if err := r.Op(nfs4.OpSecinfo); err != nil {
+			return err
+		}
+		n := r.D.Uint32()
+		for i := uint32(0); i < n && r.D.Err() == nil; i++ {
+			f := r.D.Uint32()
+			if f != nfs4.AuthGSS {
+				out = append(out, f)
+				continue
+			}
+			if oid := r.D.Opaque(64); !bytes.Equal(oid, gss.KRB5OID) {
+				t.Errorf("oid %x", oid)
+			}
+			r.D.Uint32()
+			out = append(out, 100+r.D.Uint32())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("SECINFO %s: %v", name, err)
+	}
+	return out
+}
+
+// TestKrb5WrongSec: an export with sec=krb5p refuses AUTH_SYS and krb5i
+// callers with NFS4ERR_WRONGSEC (LOOKUP into it, PUTFH of its handle
+// followed by GETATTR), a sec=sys one refuses krb5p, and SECINFO names
+// each export's flavours.
+func TestKrb5WrongSec(t *testing.T) {
+	sysDir, kDir := t.TempDir(), t.TempDir()
+	o := nfs.DefaultClientOptions()
+	o.Insecure = true
+	ko := o
+	ko.Sec = exports.SecList(exports.SecKrb5p) | exports.SecList(exports.SecKrb5)<<4
+	list := []nfs.Export{
+		{Path: sysDir, Name: "/sys", Clients: []nfs.ClientRule{{Spec: "*", Any: true, Options: o}}},
+		{Path: kDir, Name: "/k", Clients: []nfs.ClientRule{{Spec: "*", Any: true, Options: ko}}},
+	}
+	kdc, addr, _ := krb5Server(t, list)
+	kdc.AddPassword("daemon", "daemon-pw")
+	ini, err := gss.NewInitiator(gss.InitiatorConfig{Principal: "daemon", Password: "daemon-pw", Krb5Conf: kdc.Conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	sys, err := client.Dial(ctx, addr, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	kp := krb5Dial(t, addr, ini, client.SecKrb5p)
+	ki := krb5Dial(t, addr, ini, client.SecKrb5i)
+	if got := secinfo(t, sys, "k"); len(got) != 2 || got[0] != 103 || got[1] != 101 {
+		t.Errorf("SECINFO k: %v, want krb5p, krb5", got)
+	}
+	if got := secinfo(t, kp, "sys"); len(got) != 2 || got[0] != nfs4.AuthSys || got[1] != nfs4.AuthNone {
+		t.Errorf("SECINFO sys: %v", got)
+	}
+	_, err = sys.LookupPath(ctx, "/k")
+	wantStatus(t, "AUTH_SYS LOOKUP /k", err, nfs4.ErrWrongsec)
+	_, err = ki.LookupPath(ctx, "/k")
+	wantStatus(t, "krb5i LOOKUP /k", err, nfs4.ErrWrongsec)
+	kfh, err := kp.LookupPath(ctx, "/k")
+	wantStatus(t, "krb5p LOOKUP /k", err, nfs4.OK)
+	_, err = kp.LookupPath(ctx, "/sys")
+	wantStatus(t, "krb5p LOOKUP /sys", err, nfs4.ErrWrongsec)
+	_, err = sys.Getattr(ctx, kfh, nfs4.BitmapOf(nfs4.AttrType))
+	wantStatus(t, "AUTH_SYS PUTFH+GETATTR of /k", err, nfs4.ErrWrongsec)
+	_, err = kp.Getattr(ctx, kfh, nfs4.BitmapOf(nfs4.AttrType))
+	wantStatus(t, "krb5p PUTFH+GETATTR of /k", err, nfs4.OK)
 }

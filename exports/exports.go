@@ -61,6 +61,9 @@ type ClientOptions struct {
 	// stable storage; without it (sync, the default) they are committed
 	// first, as knfsd's commit_metadata does.
 	Async bool
+	// Sec is the security flavours accepted, in the order SECINFO lists
+	// them (sec=; the zero value is sys alone).
+	Sec SecList
 }
 
 // DefaultClientOptions are exports(5)'s defaults: ro, root_squash, secure,
@@ -71,11 +74,12 @@ func DefaultClientOptions() ClientOptions {
 
 // ShorthandOptions are what an export given as --export DIR (or with no
 // client list at all) grants: every client, rw, no_root_squash, insecure,
-// async. That is the server's behaviour from before exports files, kept
-// so existing setups do not change; exports files get exports(5)'s
-// defaults instead.
+// async, and every security flavour (sys:krb5:krb5i:krb5p; the krb5 ones
+// work when the server has a keytab). That is the server's behaviour from
+// before exports files, kept so existing setups do not change; exports
+// files get exports(5)'s defaults instead.
 func ShorthandOptions() ClientOptions {
-	return ClientOptions{Squash: NoRootSquash, AnonUID: AnonID, AnonGID: AnonID, Insecure: true, Async: true}
+	return ClientOptions{Squash: NoRootSquash, AnonUID: AnonID, AnonGID: AnonID, Insecure: true, Async: true, Sec: AllSec}
 }
 
 // ClientRule is one client spec of an export and its options.

@@ -450,11 +450,11 @@ func applyOption(o *ClientOptions, w *exportWide, opt string) error {
 		w.fsid = v
 		return nil
 	case "sec":
-		for _, f := range strings.Split(v, ":") {
-			if f != "sys" {
-				return fmt.Errorf("sec=%s: only sys (AUTH_SYS) is served", v)
-			}
+		l, err := ParseSec(v)
+		if err != nil {
+			return err
 		}
+		o.Sec = l
 		return nil
 	case "no_subtree_check", "subtree_check", "wdelay", "no_wdelay", "hide",
 		"secure_locks", "insecure_locks", "auth_nlm", "no_auth_nlm":
@@ -506,7 +506,7 @@ func formatOptions(o ClientOptions, e Export) string {
 	out = append(out, [...]string{"root_squash", "no_root_squash", "all_squash"}[o.Squash])
 	out = append(out, map[bool]string{true: "insecure", false: "secure"}[o.Insecure])
 	out = append(out, map[bool]string{true: "async", false: "sync"}[o.Async])
-	out = append(out, fmt.Sprintf("anonuid=%d", o.AnonUID), fmt.Sprintf("anongid=%d", o.AnonGID), "sec=sys")
+	out = append(out, fmt.Sprintf("anonuid=%d", o.AnonUID), fmt.Sprintf("anongid=%d", o.AnonGID), "sec="+o.Sec.String())
 	if e.FSID != "" {
 		out = append(out, "fsid="+e.FSID)
 	}

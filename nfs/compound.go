@@ -218,6 +218,9 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) nfs4.Status {
 		st = noFH(c.d, info)
 	}
 	if st == nfs4.OK {
+		st = c.secBefore(op) // sec.go
+	}
+	if st == nfs4.OK {
 		c.keepResult = false
 		changer := c.beginChange(info) // state_deleg.go: inotify events it causes
 		if rsizeCheck != nil {
@@ -231,6 +234,9 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) nfs4.Status {
 	}
 	if st == nfs4.OK && c.d.Err() != nil {
 		st = nfs4.ErrBadXDR
+	}
+	if st == nfs4.OK {
+		st = c.secAfter(op) // sec.go: NFS4ERR_WRONGSEC
 	}
 	if st == nfs4.OK {
 		st = c.checkReplySize(info, segs)

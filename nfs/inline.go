@@ -32,9 +32,15 @@ import (
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
-	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
+	cl, isCall := decodeCall(&d)
+	if !isCall || d.Err() != nil {
 		return false
 	}
+	skip, plain := cl.gssScanSkip()
+	if !plain {
+		return false
+	}
+	d.Skip(skip)
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
@@ -221,9 +227,15 @@ func (s *Server) lookupCached(dir *node, name []byte) bool {
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
-	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
+	cl, isCall := decodeCall(&d)
+	if !isCall || d.Err() != nil {
 		return 0, 0, false
 	}
+	skip, plain := cl.gssScanSkip()
+	if !plain {
+		return 0, 0, false
+	}
+	d.Skip(skip)
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 0)

@@ -244,13 +244,6 @@ func opReadlink(c *compound) nfs4.Status {
 	return nfs4.OK
 }
 
-// encodeSecinfo lists the flavors we accept: AUTH_SYS, then AUTH_NONE.
-func (c *compound) encodeSecinfo() {
-	c.e.Uint32(2)
-	c.e.Uint32(nfs4.AuthSys)
-	c.e.Uint32(nfs4.AuthNone)
-}
-
 // secinfoArgs is SECINFO4args.
 type secinfoArgs struct {
 	name []byte // aliases the request
@@ -273,7 +266,7 @@ func opSecinfo(c *compound) nfs4.Status {
 	if s := c.childExists(string(name)); s != nfs4.OK {
 		return s
 	}
-	c.encodeSecinfo()
+	c.encodeSecinfoFor(c.secinfoExport(string(name)))
 	c.cfh = nil // SECINFO consumes the current filehandle
 	return nfs4.OK
 }
@@ -336,7 +329,7 @@ func opSecinfoNoName(c *compound) nfs4.Status {
 	default:
 		return nfs4.ErrInval
 	}
-	c.encodeSecinfo()
+	c.encodeSecinfoFor(c.cfh.exp)
 	c.cfh = nil
 	return nfs4.OK
 }

@@ -127,8 +127,9 @@ const (
 	// (stateid, recall, nfs_space_limit4, nfsace4 with its who); the
 	// widest open_none_delegation4 (WND4_CONTENTION and a bool) is smaller.
 	openDelegMax = 4 + stateidLen + 4 + (4 + 16) + (4 + 4 + 4 + idNameMax)
-	// secinfoMax: the flavor list, without RPCSEC_GSS entries.
-	secinfoMax = 4 + 8*4
+	// secinfoMax: the flavor list (sec.go): AUTH_SYS, AUTH_NONE and the
+	// three krb5 entries.
+	secinfoMax = 4 + 8*4 + secinfoGSSMax
 	// xattrValueMax is XATTR_SIZE_MAX, the largest value Linux stores.
 	xattrValueMax = 64 << 10
 )

@@ -273,24 +273,22 @@ func (s *Server) gssComplete(rep *Reply) {
 	e.Borrow(tok)
 }
 
-// gssScanArgs moves d past the protection of an RPCSEC_GSS DATA call's
-// arguments, for the scans that read them without checking anything
-// (Inline, WriteAlign): false where they cannot be read in place (krb5p,
-// a context call). Other flavors: true, d unmoved.
-func (cl *call) gssScanArgs(d *xdr.Decoder) bool {
+// gssScanSkip says how far past an RPCSEC_GSS DATA call's verifier its
+// plain arguments begin, for the scans that read them without checking
+// anything (Inline, WriteAlign): ok is false where they cannot be read
+// in place (krb5p, a context call). Other flavors: 0, true.
+func (cl *call) gssScanSkip() (skip int, ok bool) {
 	if cl.cred.Flavor != nfs4.AuthGSS {
-		return true
+		return 0, true
 	}
 	if cl.authErr != nfs4.AuthOK || cl.gss.proc != gssProcData {
-		return false
+		return 0, false
 	}
 	switch cl.gss.svc {
 	case gssSvcNone:
-		return true
+		return 0, true
 	case gssSvcInteg:
-		d.Uint32() // databody_integ's length
-		d.Uint32() // its sequence number
-		return d.Err() == nil
+		return 8, true // databody_integ's length and sequence number
 	}
-	return false
+	return 0, false
 }
