@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/client"
 )
 
 // Config holds the options shared by all workloads.
@@ -21,6 +23,9 @@ type Config struct {
 	Recreate  bool          // readmatrix: rewrite files even if present
 	NoVerify  bool          // skip checking data read
 	UID, GID  uint32
+	// Krb5, when set, makes the connections RPCSEC_GSS with Kerberos
+	// (nfsbench --sec krb5|krb5i|krb5p) instead of AUTH_SYS UID/GID.
+	Krb5 *client.Krb5
 	// BackChannel asks for a back channel on each connection, so a
 	// server may grant delegations (the client answers recalls).
 	BackChannel bool

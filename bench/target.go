@@ -50,6 +50,7 @@ func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 	for range cfg.Conns {
 		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: back, NoHoleFill: cfg.NoVerify,
 			ExchangeFlags: exchangeFlags(cfg.PNFS),
+			Krb5:          cfg.Krb5,
 			GraceWait:     cfg.GraceWait, OnGrace: func() {
 				t.graceOnce.Do(func() { cfg.warn("server in grace period: waiting (%s, at most %v)", t.Label(), cfg.GraceWait) })
 			}})
@@ -107,7 +108,7 @@ func (t *Target) wantBackChannel(ctx context.Context, cfg *Config) (bool, error)
 	case cfg.PNFS != PNFSAuto:
 		return false, nil
 	}
-	c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: 1, ExchangeFlags: exchangeFlags(cfg.PNFS), GraceWait: cfg.GraceWait})
+	c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: 1, ExchangeFlags: exchangeFlags(cfg.PNFS), GraceWait: cfg.GraceWait, Krb5: cfg.Krb5})
 	if err != nil {
 		return false, err
 	}

@@ -99,6 +99,8 @@ func parseFlags(name string, args []string) *options {
 	fs.BoolVar(&o.cfg.BackChannel, "back-channel", false, "ask for a back channel (the server may then grant delegations; recalls are answered)")
 	uid := fs.Uint("uid", 0, "AUTH_SYS uid")
 	gid := fs.Uint("gid", 0, "AUTH_SYS gid")
+	var k5 krb5Flags
+	k5.register(fs)
 	fs.StringVar(&o.jsonOut, "json", "", "write one JSON object per phase to FILE")
 	fs.StringVar(&o.csvOut, "csv", "", "write a CSV row per phase to FILE")
 	fs.StringVar(&o.plotOut, "plot", "", "readmatrix: draw MB/s bars to FILE.png")
@@ -134,6 +136,12 @@ func parseFlags(name string, args []string) *options {
 	o.cfg.Size = mustSize("--size", o.size, math.MaxInt64)
 	o.cfg.RSize = uint32(mustSize("--rsize", *rsize, math.MaxUint32))
 	o.cfg.UID, o.cfg.GID = uint32(*uid), uint32(*gid)
+	if kc, err := k5.config(o.main.Addr); err != nil {
+		fmt.Fprintln(os.Stderr, "nfsbench:", err)
+		os.Exit(2)
+	} else {
+		o.cfg.Krb5 = kc
+	}
 	o.cfg.Layouts = splitList(o.layouts)
 	o.cfg.Cache = splitList(o.cache)
 	o.cfg.ReadOps = splitList(strings.ToUpper(*readOps))
