@@ -110,3 +110,15 @@ bench-cores:
 # Ganesha's broken READ_PLUS must be reported as such.
 bench-peer-check:
 	bash bench/peer/check.sh
+
+# test-krb5: RPCSEC_GSS with Kerberos: token and context unit tests, the
+# server's window/replay/tamper tests, and the in-process client against a
+# throw-away MIT KDC and MIT's gss-client (skipped without krb5-kdc,
+# krb5-admin-server, krb5-user, krb5-gss-samples). bench-krb5: sys vs
+# krb5i vs krb5p (bench/scripts/krb5.sh).
+.PHONY: test-krb5 bench-krb5
+test-krb5:
+	$(GO) test -race -count=1 -run 'TestGSS|TestKrb5' ./gss ./nfs ./e2e
+
+bench-krb5:
+	bash bench/scripts/krb5.sh
