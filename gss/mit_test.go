@@ -164,3 +164,79 @@ func itoa(n int) string {
 		}
 	}
 }
+
+// TestKrb5InteropMITServer runs our initiator against MIT's gss-server:
+// MIT accepts our AP-REQ, unwraps our sealed (and unsealed) Wrap token,
+// and signs the message back with a MIC we verify.
+func TestKrb5InteropMITServer(t *testing.T) {
+	server, err := exec.LookPath("gss-server")
+	if err != nil {
+		t.Skip("gss-server not installed (apt: krb5-gss-samples): skipping")
+	}
+	kdc := krb5test.Start(t)
+	kdc.AddPassword("alice", "alicepw")
+	kt := kdc.AddKeytab("nfs/nfs-server.test")
+	ini, err := NewInitiator(InitiatorConfig{Principal: "alice", Password: "alicepw", Krb5Conf: kdc.Conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seal := range []bool{true, false} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		cmd := exec.Command(server, "-port", itoa(port), "-once", "-keytab", kt, "nfs")
+		cmd.Env = kdc.Env()
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var c net.Conn
+		for i := 0; i < 100; i++ {
+			if c, err = net.Dial("tcp", l.Addr().String()); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err != nil {
+			cmd.Process.Kill()
+			t.Fatalf("gss-server did not listen: %v\n%s", err, out.String())
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		r := bufio.NewReader(c)
+		tok, tokens, err := ini.Init("nfs/nfs-server.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sampleSend(c, sampleNoop|sampleContextNext, nil)
+		sampleSend(c, sampleContext, tok)
+		msg := []byte("hello from nfsd-uring")
+		w, err := tokens.Wrap(msg, seal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flags := byte(sampleData | sampleWrapped | sampleSendMIC)
+		if seal {
+			flags |= sampleEncrypted
+		}
+		sampleSend(c, flags, w)
+		f, mic, err := sampleRecv(r)
+		if err != nil || f&sampleMIC == 0 {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("seal %v: no MIC back (flags %d, %v)\n%s", seal, f, err, out.String())
+		}
+		if err := tokens.VerifyMIC(mic, msg); err != nil {
+			t.Fatalf("seal %v: MIT's MIC: %v", seal, err)
+		}
+		sampleSend(c, sampleNoop, nil)
+		c.Close()
+		cmd.Wait()
+		if !strings.Contains(out.String(), string(msg)) {
+			t.Fatalf("seal %v: gss-server did not print the message:\n%s", seal, out.String())
+		}
+	}
+}
