@@ -57,6 +57,7 @@ type Key struct {
 
 	mu sync.Mutex
 	kc map[uint32][]byte
+	sk map[uint32]*sealKeys // rfc3962.go
 }
 
 // NewKey wraps a Kerberos key. Only RFC 4121 (CFX) capable enctypes work.
@@ -248,6 +249,9 @@ func (t *Tokens) Wrap(msg []byte, seal bool) ([]byte, error) {
 	}
 	hdr[2] |= FlagSealed
 	// EC 0: the AES enctypes need no filler.
+	if t.Key.fastSeal() {
+		return t.Key.encrypt3962(hdr, sealU, msg, hdr[:hdrLen:hdrLen])
+	}
 	pt := make([]byte, 0, len(msg)+hdrLen)
 	pt = append(pt, msg...)
 	pt = append(pt, hdr...)
@@ -297,7 +301,12 @@ func (t *Tokens) Unwrap(tok []byte) (msg []byte, sealed bool, err error) {
 		}
 		return m, false, nil
 	}
-	pt, err := t.Key.et.DecryptMessage(t.Key.key, body, peerSeal)
+	var pt []byte
+	if t.Key.fastSeal() {
+		pt, err = t.Key.decrypt3962(peerSeal, body)
+	} else {
+		pt, err = t.Key.et.DecryptMessage(t.Key.key, body, peerSeal)
+	}
 	if err != nil {
 		return nil, true, ErrBadMIC
 	}

@@ -151,3 +151,37 @@ func FuzzGSSUnwrap(f *testing.F) {
 		NewAcceptor(nil).Accept(b)
 	})
 }
+
+// The RFC 3962 fast path against gokrb5's implementation, both ways, at
+// lengths around the block size (ciphertext stealing's cases).
+func TestGSSRFC3962AgainstGokrb5(t *testing.T) {
+	for _, et := range []int32{17, 18} {
+		acc, _ := pair(t, et)
+		k := acc.Key
+		for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 100, 4096, 4097} {
+			msg := make([]byte, n)
+			rand.Read(msg)
+			ct, err := k.encrypt3962(nil, 24, msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pt, err := k.et.DecryptMessage(k.key, ct, 24)
+			if err != nil || !bytes.Equal(pt, msg) {
+				t.Fatalf("etype %d len %d: gokrb5 cannot decrypt ours: %v", et, n, err)
+			}
+			_, ct2, err := k.et.EncryptMessage(k.key, msg, 24)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keep := append([]byte(nil), ct2...)
+			pt, err = k.decrypt3962(24, ct2)
+			if err != nil || !bytes.Equal(pt, msg) || !bytes.Equal(ct2, keep) {
+				t.Fatalf("etype %d len %d: we cannot decrypt gokrb5's: %v", et, n, err)
+			}
+			ct2[len(ct2)/2] ^= 1
+			if _, err := k.decrypt3962(24, ct2); err == nil {
+				t.Fatalf("etype %d len %d: tampered ciphertext accepted", et, n)
+			}
+		}
+	}
+}
