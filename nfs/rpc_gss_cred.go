@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/gss"
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
@@ -265,4 +266,19 @@ func (g *gssServer) count() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.ctxs)
+}
+
+// registerGSSGauges adds the RPCSEC_GSS figures to the metrics (with
+// Config.GSS only).
+func (s *Server) registerGSSGauges(set *metrics.Set) {
+	g := s.gss
+	if g == nil {
+		return
+	}
+	set.AddGauge(metrics.Gauge{Name: "rpcsec_gss_contexts", Help: "RPCSEC_GSS contexts held",
+		Value: func() float64 { return float64(g.count()) }})
+	set.AddGauge(metrics.Gauge{Name: "rpcsec_gss_refused", Help: "RPCSEC_GSS calls refused since start: bad verifier, MIC, seal or context token",
+		Value: func() float64 { return float64(g.refused.Load()) }})
+	set.AddGauge(metrics.Gauge{Name: "rpcsec_gss_replays_dropped", Help: "RPCSEC_GSS calls dropped since start as replays or older than the sequence window",
+		Value: func() float64 { return float64(g.replays.Load()) }})
 }

@@ -242,6 +242,7 @@ func NewServer(cfg Config) (*Server, error) {
 		s.stats = metrics.New()
 	}
 	s.registerGauges(s.stats)
+	s.registerGSSGauges(s.stats)
 	if s.mds != nil {
 		s.registerLayoutGauges(s.stats)
 		s.watchDataServers(cfg.DataServers)
