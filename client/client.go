@@ -197,6 +197,7 @@ func (c *Client) Close() error {
 	defer cancel()
 	err := c.simpleOp(ctx, nfs4.OpDestroySession, func(e *xdr.Encoder) { e.Fixed(c.sess.id[:]) })
 	err2 := c.simpleOp(ctx, nfs4.OpDestroyClientid, func(e *xdr.Encoder) { e.Uint64(c.clientID) })
+	c.gssDestroy(ctx) // client/gss.go
 	if err == nil && !IsStatus(err2, nfs4.ErrClientidBusy) {
 		err = err2
 	}

@@ -34,8 +34,9 @@ type Krb5 struct {
 }
 
 const (
-	gssProcData = 0
-	gssProcInit = 1
+	gssProcData    = 0
+	gssProcInit    = 1
+	gssProcDestroy = 3
 )
 
 type gssClient struct {
@@ -261,4 +262,34 @@ func (c *Client) decodeReply(rec []byte, xid uint32) (*Reply, error) {
 		return c.gss.decode(rec, xid)
 	}
 	return decodeCompound(rec, xid)
+}
+
+// gssDestroy ends the context (RPCSEC_GSS_DESTROY on the NULL
+// procedure), so the server need not keep it until it is evicted. Errors
+// are ignored: the server drops contexts on its own.
+func (c *Client) gssDestroy(ctx context.Context) {
+	g := c.gss
+	if g == nil {
+		return
+	}
+	xid := c.t.nextXID()
+	e := xdr.NewEncoder(128)
+	e.Uint32(xid)
+	e.Uint32(nfs4.MsgCall)
+	e.Uint32(nfs4.RPCVersion)
+	e.Uint32(nfs4.ProgramNFS)
+	e.Uint32(nfs4.NFSVersion)
+	e.Uint32(nfs4.ProcNull)
+	e.Uint32(nfs4.AuthGSS)
+	e.Uint32(uint32(20 + len(g.handle) + xdr.Pad(len(g.handle))))
+	e.Uint32(1)
+	e.Uint32(gssProcDestroy)
+	e.Uint32(xid - g.base)
+	e.Uint32(g.svc)
+	e.Opaque(g.handle)
+	verf := g.tok.MIC(e.Header())
+	e.Uint32(nfs4.AuthGSS)
+	e.Opaque(verf)
+	c.RawCall(ctx, e.Header())
+	c.gss = nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/gss"
 	"github.com/nfsd-uring/nfsd-uring/internal/krb5test"
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
@@ -24,6 +25,12 @@ const krb5Service = "nfs/nfs-server.test"
 // a keytab for krb5Service exporting list (nil: one shorthand export of
 // a fresh directory, returned).
 func krb5Server(t *testing.T, list []nfs.Export) (kdc *krb5test.KDC, addr, dir string) {
+	kdc, addr, dir, _ = krb5ServerMetrics(t, list)
+	return kdc, addr, dir
+}
+
+// krb5ServerMetrics is krb5Server that also returns the server's metrics.
+func krb5ServerMetrics(t *testing.T, list []nfs.Export) (kdc *krb5test.KDC, addr, dir string, set *metrics.Set) {
 	t.Helper()
 	kdc = krb5test.Start(t)
 	tab, err := gss.LoadKeytab(kdc.AddKeytab(krb5Service))
@@ -35,8 +42,19 @@ func krb5Server(t *testing.T, list []nfs.Export) (kdc *krb5test.KDC, addr, dir s
 		os.Chmod(dir, 0o777)
 		list = []nfs.Export{{Path: dir}}
 	}
-	addr, _ = serve(t, testEngine(), nfs.Config{Exports: list, GSS: gss.NewAcceptor(tab)}, engine.Options{})
-	return kdc, addr, dir
+	set = metrics.New()
+	addr, _ = serve(t, testEngine(), nfs.Config{Exports: list, GSS: gss.NewAcceptor(tab), Metrics: set}, engine.Options{})
+	return kdc, addr, dir, set
+}
+
+// gssContexts reads the rpcsec_gss_contexts gauge.
+func gssContexts(set *metrics.Set) float64 {
+	for _, g := range set.Snapshot().Gauges {
+		if g.Name == "rpcsec_gss_contexts" {
+			return g.Value
+		}
+	}
+	return -1
 }
 
 func krb5Dial(t *testing.T, addr string, ini *gss.Initiator, sec string) *client.Client {
@@ -94,7 +112,7 @@ func krb5WriteRead(t *testing.T, c *client.Client, dir, name string, data []byte
 // mounts over krb5, krb5i and krb5p, writing and reading 2 MiB + 3 bytes
 // as user "daemon" (uid 1 through the name service).
 func TestKrb5Mount(t *testing.T) {
-	kdc, addr, dir := krb5Server(t, nil)
+	kdc, addr, dir, set := krb5ServerMetrics(t, nil)
 	kdc.AddPassword("daemon", "daemon-pw")
 	ini, err := gss.NewInitiator(gss.InitiatorConfig{Principal: "daemon", Password: "daemon-pw", Krb5Conf: kdc.Conf})
 	if err != nil {
@@ -106,6 +124,13 @@ func TestKrb5Mount(t *testing.T) {
 		c := krb5Dial(t, addr, ini, sec)
 		if uid := krb5WriteRead(t, c, dir, "file-"+sec, data); uid != 1 {
 			t.Fatalf("%s: file owned by uid %d, want 1 (daemon)", sec, uid)
+		}
+		if n := gssContexts(set); n != 1 {
+			t.Fatalf("%s: %v contexts", sec, n)
+		}
+		c.Close() // RPCSEC_GSS_DESTROY
+		if n := gssContexts(set); n != 0 {
+			t.Fatalf("%s: %v contexts after Close", sec, n)
 		}
 	}
 	// A ticket for a service the server has no key for is refused.
