@@ -60,6 +60,10 @@ type FileLayout struct {
 	// StripeUnit is ffl_stripe_unit; 0: no striping (one data file per
 	// mirror holds the whole file).
 	StripeUnit uint64
+	// Width is how many data servers each mirror stripes over
+	// (pnfs_stripe.go); 0 or 1: none. Mirrors then holds Width data
+	// files per mirror, mirror after mirror.
+	Width int
 }
 
 // DataServers is what the metadata-server role needs from its data

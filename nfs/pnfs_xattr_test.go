@@ -26,7 +26,8 @@ func TestLayoutXattrRoundTrip(t *testing.T) {
 	}
 	for name, bad := range map[string][]byte{
 		"empty":         nil,
-		"other version": append([]byte{2}, b[1:]...),
+		"other version": append([]byte{3}, b[1:]...),
+		"v1 as v2":      append([]byte{2}, b[1:]...),
 		"short":         b[:len(b)-1],
 		"trailing":      append(append([]byte(nil), b...), 0),
 		"no mirror":     append(append([]byte(nil), b[:17]...), 0),
