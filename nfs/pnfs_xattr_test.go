@@ -47,7 +47,11 @@ func TestLayoutXattrRoundTrip(t *testing.T) {
 func FuzzLayoutXattr(f *testing.F) {
 	b, _ := encodeLayout(FileLayout{Name: "n", UID: 1, GID: 2, Mirrors: []DSFile{{Device: DeviceID{1}, FH: []byte("fh")}}})
 	f.Add(b)
+	b2, _ := encodeLayout(stripedLayout())
+	f.Add(b2)
+	f.Add(b2[:len(b2)-1])
 	f.Add([]byte{1})
+	f.Add([]byte{2})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		l, err := decodeLayout(in)
