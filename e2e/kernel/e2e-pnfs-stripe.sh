@@ -29,7 +29,8 @@ M=$PW/stripe/mds3.metrics
 metric() { awk -v m="$1" '$1 !~ /^#/ && ($1 == m || $1 ~ ("_" m "$")) {n += $NF} END {print n + 0}' "$M"; }
 pw=$(metric pnfs_proxy_written_bytes_total) pr=$(metric pnfs_proxy_read_bytes_total)
 lgok=$(ops "$M" LAYOUTGET NFS4_OK)
-lgun=$(errs "$M" LAYOUTGET | tr ' ' '\n' | awk -F= '$1=="NFS4ERR_LAYOUTUNAVAILABLE" {print $2 + 0; f=1} END {if (!f) print 0}')
+# (The metrics name NFS4ERR_LAYOUTUNAVAILABLE by its number, 10059.)
+lgun=$(errs "$M" LAYOUTGET | tr ' ' '\n' | awk -F= '$1=="NFS4ERR_LAYOUTUNAVAILABLE" || $1=="NFS4ERR_10059" {n += $2} END {print n + 0}')
 log "stripe: MDS 3 counted LAYOUTGET ok=$lgok (errors: $(errs "$M" LAYOUTGET)), proxied bytes written $pw read $pr"
 ((lgok == 0)) || fail "stripe: MDS 3 granted $lgok layouts to the 6.12 client (striped layouts make it fail with EIO)"
 ((lgun > 0)) || fail "stripe: MDS 3 never answered LAYOUTGET with NFS4ERR_LAYOUTUNAVAILABLE"
