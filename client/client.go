@@ -61,6 +61,11 @@ type Options struct {
 	// EXCHGID4_FLAG_USE_NON_PNFS. A pNFS client sends
 	// EXCHGID4_FLAG_USE_PNFS_MDS (RFC 8881 section 13.1).
 	ExchangeFlags uint32
+	// ImplDomain and ImplName are the implementation id EXCHANGE_ID
+	// sends; both empty: the package's (client.ImplDomain, ImplName).
+	// Tests set them to look like another client ("kernel.org",
+	// "Linux 6.12.0 ...").
+	ImplDomain, ImplName string
 }
 
 func (o *Options) setDefaults() {

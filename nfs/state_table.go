@@ -86,6 +86,7 @@ type client struct {
 	layouts    map[fileID]*layoutState // its layout stateids, one per file (state_layout.go)
 	// recallAnyAt is when CB_RECALL_ANY was last sent for its layouts.
 	recallAnyAt time.Time
+	stripeOK    atomic.Bool  // its EXCHANGE_ID's implementation id takes striped layouts (pnfs_stripe_client.go)
 	renewed     atomic.Int64 // unix nanoseconds of the last renewal
 	revoked     atomic.Int32 // revoked delegations not yet freed (state_deleg.go)
 	// changingOps counts the client's operations under way that can
