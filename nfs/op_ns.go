@@ -100,6 +100,9 @@ func opCreate(c *compound) nfs4.Status {
 	if a.attrStatus != nfs4.OK {
 		return a.attrStatus
 	}
+	if s := c.resolveNewAttrs(&a.attrs); s != nfs4.OK {
+		return s
+	}
 	if a.typ == nfs4.NF4REG {
 		return nfs4.ErrBadtype
 	}

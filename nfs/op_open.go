@@ -81,6 +81,9 @@ func opOpen(c *compound) nfs4.Status {
 	if a.create && a.attrStatus != nfs4.OK {
 		return a.attrStatus
 	}
+	if s := c.resolveNewAttrs(&a.attrs); a.create && s != nfs4.OK {
+		return s
+	}
 	// DENY_READ keeps others from reading: knfsd's do_open_permission
 	// asks NFSD_MAY_WRITE for it, so a read-only export refuses it and
 	// only a caller who may write the file may take it (issue 21
