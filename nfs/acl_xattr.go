@@ -137,3 +137,13 @@ func setPosixACLs(path string, acc, def pACL, dir bool) error {
 	}
 	return unix.Setxattr(path, xattrPosixACLDefault, encodePosixXattr(def), 0)
 }
+
+// inheritsACL reports whether the directory open as dirfd has a default
+// ACL. A file created in it got its mode from the create mode and that
+// ACL, with no umask (posix_acl_create), so the mode is not set again
+// after the create: knfsd's nfsd_create_setattr leaves it too, and a
+// chmod to the requested mode would widen what the ACL gave.
+func inheritsACL(dirfd int) bool {
+	n, err := unix.Getxattr("/proc/self/fd/"+itoa(dirfd), xattrPosixACLDefault, nil)
+	return err == nil && n > 0
+}
