@@ -76,6 +76,12 @@ type Config struct {
 	// NFS keep their data there. nil: an ordinary server (EXCHANGE_ID
 	// answers USE_NON_PNFS).
 	DataServers DataServers
+	// IdmapDomain is the NFSv4 domain of owner strings ("user@domain";
+	// idmap.go). Empty: the host's DNS domain, else "localdomain".
+	IdmapDomain string
+	// IdmapNames sends names ("user@domain") rather than numeric owner
+	// strings to AUTH_SYS callers too (RPCSEC_GSS callers always get names).
+	IdmapNames bool
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a

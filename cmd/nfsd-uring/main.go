@@ -120,6 +120,8 @@ func run() error {
 	metricsAddr := flag.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9249)")
 	debugOn := flag.Bool("debug", false, "with --metrics: also serve net/http/pprof at /debug/pprof/ on that listener")
 	showVersion := flag.Bool("version", false, "print the version and VCS revision, and exit")
+	idmapDomain := flag.String("idmap-domain", "", "NFSv4 domain of owner strings (user@domain) in owner, owner_group and ACLs (default: the host's DNS domain, else localdomain); names with another domain answer NFS4ERR_BADOWNER")
+	idmapNames := flag.Bool("idmap-names", false, "send owner strings as user@domain names to AUTH_SYS clients too (default: numeric ids, as knfsd; RPCSEC_GSS clients always get names)")
 	var ps pnfsSettings
 	flag.Var(&ps.servers, "data-server", "make the server a pNFS flexible-files metadata server whose files keep their data on this NFSv4.1+ data server, given as HOST:PORT[/PATH][,advertise=HOST:PORT] (repeatable): PATH is the directory there for the data files (default --ds-path; created if missing), advertise= the address clients are told; the data server's export must be no_root_squash for this server's address")
 	flag.IntVar(&ps.mirrors, "mirrors", 1, "with --data-server: data servers holding each file (each a full copy)")
@@ -194,7 +196,8 @@ func run() error {
 	srv, err := nfs.NewServer(nfs.Config{DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxClientsPerAddress: *maxClientsAddr, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
-		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats})
+		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats,
+		IdmapDomain: *idmapDomain, IdmapNames: *idmapNames})
 	if err != nil {
 		return err
 	}
