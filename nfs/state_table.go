@@ -99,6 +99,7 @@ type client struct {
 	// reclaims counts the reclaims the grace period let through, for the
 	// log line at RECLAIM_COMPLETE.
 	reclaims struct{ opens, locks int }
+	v40      *v40State // an NFSv4.0 client's (v40.go); nil for 4.1
 }
 
 type openKey struct {
