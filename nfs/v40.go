@@ -50,7 +50,7 @@ func init() {
 	v40(nfs4.OpSetclientid, opSetclientid, opModifies, max(8+verifierLen, 2*opaqueMax), argsOf(decodeSetclientid))
 	v40(nfs4.OpSetclientidConfirm, opSetclientidConfirm, opModifies, 0, fixedArgs(decodeSetclientidConfirm))
 	v40(nfs4.OpRenew, opRenew, 0, 0, fixedArgs(decodeClientidArgs))
-	v40(nfs4.OpOpenConfirm, opOpenConfirm, opNeedFH|opModifies|opSeqid, stateidLen, fixedArgs(decodeOpenConfirm))
+	v40(nfs4.OpOpenConfirm, opOpenConfirm, opNeedFH|opModifies|opSeqid|opUsesCurSid, stateidLen, fixedArgs(decodeOpenConfirm))
 	v40(nfs4.OpReleaseLockowner, opReleaseLockowner, opModifies, 0, argsOf(decodeLockOwner))
 	for _, op := range []uint32{nfs4.OpOpen, nfs4.OpOpenDowngrade, nfs4.OpClose, nfs4.OpLock, nfs4.OpLocku} {
 		opTable[op].flags |= opSeqid
@@ -74,6 +74,8 @@ type v40State struct {
 	// owners are the client's open-owners ("o:" + owner) and lock-owners
 	// ("l:" + owner) with their seqid and last reply.
 	owners map[string]*v40Owner
+	// closed finds an owner by the stateid its last CLOSE closed.
+	closed map[[nfs4.OtherSize]byte]string
 	// seqMu orders the seqid ops of the client: the check of the
 	// seqid, the op and the recording of its reply are one step.
 	seqMu sync.Mutex
@@ -103,6 +105,9 @@ type v40Owner struct {
 	status    nfs4.Status
 	kept      bool   // op, status and reply hold its last request's
 	reply     []byte // the op's result body
+	// closed is the stateid its last CLOSE closed, kept so that the
+	// CLOSE's retransmission finds its owner (knfsd keeps it too).
+	closed [nfs4.OtherSize]byte
 }
 
 // maxV40Owners bounds the owners a client keeps sequence state for; past
@@ -110,7 +115,7 @@ type v40Owner struct {
 const maxV40Owners = 4096
 
 func newV40State(cl *client) *v40State {
-	v := &v40State{owners: make(map[string]*v40Owner)}
+	v := &v40State{owners: make(map[string]*v40Owner), closed: make(map[[nfs4.OtherSize]byte]string)}
 	v.sess = &session{client: cl}
 	return v
 }
@@ -159,6 +164,10 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 	}
 	t := c.s.state
 	if sid != (nfs4.Stateid{}) {
+		if cl, ok := t.closed40.Load(sid.Other); ok && c.opNum(info) == nfs4.OpClose {
+			c.bind40(cl.(*client))
+			return nfs4.OK
+		}
 		if o := t.opens.get(sid.Other); o != nil && o.client.v40 != nil {
 			if id != 0 && id != o.client.id && c.opNum(info) == nfs4.OpLock {
 				return nfs4.ErrBadStateid
@@ -277,13 +286,20 @@ func (c *compound) exec40(op uint32, info *opInfo, segs, bodyPos int) nfs4.Statu
 
 	st := c.run40(op, info, segs)
 
-	v.mu.Lock()
-	defer v.mu.Unlock()
 	if !seqidBumps(st) {
 		return st
 	}
-	if len(v.owners) >= maxV40Owners {
-		c.s.state.pruneOwners40(c.sess.client)
+	v.mu.Lock()
+	full := len(v.owners) >= maxV40Owners
+	v.mu.Unlock()
+	var held map[string]bool
+	if full {
+		held = c.s.state.heldOwners40(c.sess.client)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if held != nil {
+		c.s.state.pruneOwners40(c.sess.client, held)
 	}
 	if ow = v.owners[key]; ow == nil {
 		ow = &v40Owner{confirmed: key[0] == 'l'}
@@ -293,6 +309,12 @@ func (c *compound) exec40(op uint32, info *opInfo, segs, bodyPos int) nfs4.Statu
 		v.owners[q.key] = &v40Owner{seq: q.lockSeqid, confirmed: true}
 	}
 	switch {
+	case op == nfs4.OpClose && st == nfs4.OK && q.closing != [nfs4.OtherSize]byte{}:
+		delete(v.closed, ow.closed)
+		c.s.state.closed40.Delete(ow.closed)
+		ow.closed = q.closing
+		v.closed[q.closing] = key
+		c.s.state.closed40.Store(q.closing, c.sess.client)
 	case op == nfs4.OpOpenConfirm && st == nfs4.OK:
 		ow.confirmed = true
 	case op == nfs4.OpOpen && st == nfs4.OK && !ow.confirmed:
@@ -341,6 +363,7 @@ type seqRef struct {
 	newLock              bool
 	openKey              string
 	openSeqid, lockSeqid uint32
+	closing              [nfs4.OtherSize]byte // CLOSE's stateid
 }
 
 // seqOf reads the owner and seqid of the seqid op at c.d (without
@@ -395,24 +418,42 @@ func (c *compound) seqOf(op uint32) seqRef {
 		sid = c.cur
 	}
 	o := c.s.state.opens.get(sid.Other)
+	if o == nil && op == nfs4.OpClose {
+		v := c.sess.client.v40
+		v.mu.Lock()
+		q.key = v.closed[sid.Other]
+		v.mu.Unlock()
+		return q
+	}
 	if o == nil || o.client != c.sess.client || o.deleg != nil {
 		return seqRef{}
 	}
 	q.key = o.key.owner
+	if op == nfs4.OpClose {
+		q.closing = sid.Other
+	}
 	return q
 }
 
-// pruneOwners40 forgets the sequence state of cl's owners that hold no
-// open or lock state. The caller holds cl.v40.mu.
-func (t *stateTable) pruneOwners40(cl *client) {
+// heldOwners40 returns the owners of cl's open and lock state.
+func (t *stateTable) heldOwners40(cl *client) map[string]bool {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	held := make(map[string]bool, len(cl.opens))
 	for k := range cl.opens {
 		held[k.owner] = true
 	}
-	t.mu.Unlock()
-	for k := range cl.v40.owners {
+	return held
+}
+
+// pruneOwners40 forgets the sequence state of cl's owners not in held
+// (holding no open or lock state). The caller holds cl.v40.mu, and not
+// t.mu (which comes first).
+func (t *stateTable) pruneOwners40(cl *client, held map[string]bool) {
+	for k, ow := range cl.v40.owners {
 		if !held[k] {
+			t.closed40.Delete(ow.closed)
+			delete(cl.v40.closed, ow.closed)
 			delete(cl.v40.owners, k)
 		}
 	}
@@ -688,7 +729,11 @@ func opReleaseLockowner(c *compound) nfs4.Status {
 	}
 	t.mu.Unlock()
 	cl.v40.mu.Lock()
-	delete(cl.v40.owners, key)
+	if ow := cl.v40.owners[key]; ow != nil {
+		t.closed40.Delete(ow.closed)
+		delete(cl.v40.closed, ow.closed)
+		delete(cl.v40.owners, key)
+	}
 	cl.v40.mu.Unlock()
 	return nfs4.OK
 }
@@ -696,3 +741,16 @@ func opReleaseLockowner(c *compound) nfs4.Status {
 // probe40 starts the CB_NULL probe of cl's callback path
 // (v40_callback.go); until it answers, cl gets no delegation.
 func (s *Server) probe40(cl *client) {}
+
+// forget40Locked forgets what the state table keeps of a 4.0 client
+// going away.
+func (t *stateTable) forget40Locked(cl *client) {
+	if cl.v40 == nil {
+		return
+	}
+	cl.v40.mu.Lock()
+	for other := range cl.v40.closed {
+		t.closed40.Delete(other)
+	}
+	cl.v40.mu.Unlock()
+}

@@ -84,6 +84,15 @@ trap cleanup EXIT
 log "building pynfs from $SRC in $WORK"
 cp -r "$SRC" "$WORK/pynfs"
 chmod -R u+w "$WORK/pynfs"
+# A copy that lost pynfs' symbolic links (nfs4.0 shares nfs4.1's xdrdef,
+# testmod.py, use_local.py...) has each as a file holding the link's
+# target: make them links again.
+find "$WORK/pynfs" -type f -size -200c -print0 | while IFS= read -r -d '' f; do
+	target=$(head -c 200 "$f")
+	if [[ $target == ../* && $target != *$'\n'* && -e $(dirname "$f")/$target ]]; then
+		ln -sfn "$target" "$f.link" && mv -f "$f.link" "$f"
+	fi
+done
 (cd "$WORK/pynfs" && PATH=/usr/bin:$PATH $PY setup.py build >"$WORK/build.log" 2>&1) ||
 	{
 		tail -20 "$WORK/build.log" >&2
