@@ -61,6 +61,8 @@ type stateTable struct {
 	// so that one host cannot lock every other out (issue 21).
 	byAddr      map[netip.Addr]*addrUse
 	shareWarned time.Time // when an address was last logged for holding its share
+
+	closed40 sync.Map // NFSv4.0: the client of each open-owner's last closed stateid (v40.go)
 }
 
 // addrUse is what the clients of one address hold.
@@ -100,6 +102,7 @@ type client struct {
 	// reclaims counts the reclaims the grace period let through, for the
 	// log line at RECLAIM_COMPLETE.
 	reclaims struct{ opens, locks int }
+	v40      *v40State // an NFSv4.0 client's (v40.go); nil for 4.1
 }
 
 type openKey struct {
@@ -232,6 +235,7 @@ func (t *stateTable) removeClientLocked(c *client) {
 		t.dropLocked(o)
 	}
 	t.forgetRecordLocked(c)
+	t.forget40Locked(c)
 	if t.clients[c.id] == c {
 		delete(t.clients, c.id)
 		t.useOf(c.addr).clients--
