@@ -17,6 +17,8 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 
 	"github.com/nfsd-uring/nfsd-uring/client"
+	"github.com/nfsd-uring/nfsd-uring/engine"
+	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -67,12 +69,13 @@ type mds struct {
 
 // startMDS starts a standby server on export dir with its own state
 // directory, sharing the cluster at etcd.
-func startMDS(t *testing.T, bin, dir, etcd, name string) *mds {
+func startMDS(t *testing.T, bin, dir, etcd, name string, extra ...string) *mds {
 	t.Helper()
 	m := &mds{addr: freeAddr(t), exit: make(chan error, 1)}
 	state := filepath.Join(t.TempDir(), "state-"+name)
 	m.cmd = exec.Command(bin, "--export", dir, "--listen", m.addr, "--state-dir", state, "--log-level", "info",
 		"--cluster", "etcd://"+etcd, "--standby", "--standby-ttl", strconv.Itoa(standbyTTL()), "--lease-time", "30")
+	m.cmd.Args = append(m.cmd.Args, extra...)
 	m.cmd.Stderr = prefixWriter{name}
 	if err := m.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -284,6 +287,78 @@ func TestStandbyDeposed(t *testing.T) {
 	}
 	if listening(a.addr) {
 		t.Fatal("the deposed server still listens")
+	}
+}
+
+// TestStandbyFencesLayouts: with data servers, a client holding a RW
+// layout from the active server that does not come back after the
+// takeover is fenced by the new server once its grace period is over:
+// the layout's synthetic ids no longer write the data file (RFC 8435
+// section 14), known from the layout ledger in etcd.
+func TestStandbyFencesLayouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary and an etcd")
+	}
+	bin := buildServer(t)
+	etcd := startEtcd(t)
+	dsAddr, _ := serve(t, testEngine(), nfs.Config{Exports: []nfs.Export{{Path: t.TempDir()}}, StateDir: t.TempDir()}, engine.Options{})
+	dir := t.TempDir()
+	extra := []string{"--data-server", dsAddr, "--grace", "2"}
+	a := startMDS(t, bin, dir, etcd, "mds-a", extra...)
+	waitServing(t, a, 30*time.Second)
+	b := startMDS(t, bin, dir, etcd, "mds-b", extra...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c1, err := client.Dial(ctx, a.addr, client.Options{Owner: "e2e-standby-gone", ExchangeFlags: nfs4.ExchgIDUsePNFSMDS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := c1.RootFH(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := openCreate(ctx, c1, root, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, l, err := c1.FFLayoutGet(ctx, f.FH, nfs4.LayoutIOModeRW, f.Stateid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := l.Mirrors[0].Servers[0]
+	uid, err1 := strconv.ParseUint(ds.User, 10, 32)
+	gid, err2 := strconv.ParseUint(ds.Group, 10, 32)
+	if err1 != nil || err2 != nil || len(ds.FHs) == 0 {
+		t.Fatalf("layout's data server %+v", ds)
+	}
+	write := func() error {
+		c, err := client.Dial(ctx, dsAddr, client.Options{UID: uint32(uid), GID: uint32(gid)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_, err = c.Write(ctx, ds.FHs[0], nfs4.AnonStateid, 0, nfs4.FileSync4, []byte("written with the layout"))
+		return err
+	}
+	if err := write(); err != nil {
+		t.Fatalf("write to the data server with the layout: %v", err)
+	}
+	killed := time.Now()
+	a.cmd.Process.Signal(syscall.SIGKILL)
+	waitServing(t, b, 60*time.Second)
+	for {
+		err := write()
+		if client.IsStatus(err, nfs4.ErrAccess) || client.IsStatus(err, nfs4.ErrPerm) {
+			t.Logf("fenced %v after the kill", time.Since(killed).Round(10*time.Millisecond))
+			break
+		}
+		if err != nil {
+			t.Fatalf("write after the takeover: %v", err)
+		}
+		if time.Since(killed) > 30*time.Second {
+			t.Fatal("the absent client's layout still writes 30 s after the takeover")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
