@@ -82,6 +82,10 @@ type Config struct {
 	// IdmapNames sends names ("user@domain") rather than numeric owner
 	// strings to AUTH_SYS callers too (RPCSEC_GSS callers always get names).
 	IdmapNames bool
+	// Takeover, when set, makes the server the active metadata server of
+	// a cluster with a standby (standby.go): shared handle key, owner and
+	// layout ledger, and a lease on the role it serves only while valid.
+	Takeover *Takeover
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a
@@ -164,6 +168,8 @@ type Server struct {
 
 	mds *mds // the metadata-server role (pnfs_mds.go); nil when off
 
+	sb standbyState // the active server of a cluster with a standby (standby.go)
+
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set
@@ -206,7 +212,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.DataServers != nil {
 		s.mds = newMDS(cfg.DataServers)
 	}
-	key, err := loadHandleKey(cfg.StateDir)
+	key, err := s.handleKeyFor(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -246,6 +252,9 @@ func NewServer(cfg Config) (*Server, error) {
 		s.registerLayoutGauges(s.stats)
 		s.watchDataServers(cfg.DataServers)
 	}
+	if err := s.startTakeover(key); err != nil {
+		return nil, err
+	}
 	go s.reapLeases()
 	go s.sweepUnlinked(cfg.UnlinkSweep)
 	return s, nil
@@ -257,7 +266,7 @@ func (s *Server) MaxRecord() int { return s.cfg.MaxIO + 64<<10 }
 
 // Close releases cached file descriptors.
 func (s *Server) Close() {
-	close(s.stop)
+	s.halt()
 	s.files.closeAll()
 	for _, e := range s.table().exports {
 		e.close()
@@ -284,6 +293,10 @@ func (s *Server) root() *node {
 // Handle processes one RPC record. See Handler.
 func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 	rep.markPos = rep.Enc.Reserve()
+	if s.refusing() {
+		rep.Drop = true // deposed: standby.go
+		return
+	}
 	d := &rep.dec
 	d.Reset(rec)
 	call, ok := decodeCall(d)

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -188,16 +189,23 @@ func run() error {
 	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
 	ps.stateDir = *stateDir
+	sb, err := standbyWait(&ps, addr, log) // --standby: returns once elected (standby.go)
+	if err != nil {
+		return err
+	}
+	defer sb.close()
 	role, err := setupDataServers(context.Background(), ps, log, stats)
 	if err != nil {
 		return err
 	}
 	defer role.close()
+	sb.adjust(&role, *stateDir)
 	srv, err := nfs.NewServer(nfs.Config{DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxClientsPerAddress: *maxClientsAddr, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
 		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats,
-		IdmapDomain: *idmapDomain, IdmapNames: *idmapNames})
+		IdmapDomain: *idmapDomain, IdmapNames: *idmapNames,
+		Takeover: sb.takeover()})
 	if err != nil {
 		return err
 	}
@@ -241,6 +249,10 @@ func run() error {
 	case err := <-errc:
 		eng.Close()
 		return err
+	case <-sb.lost():
+		srv.Depose()
+		eng.Close()
+		return errors.New("standby: lost the active metadata server's role (its election lease); stopped serving")
 	}
 }
 

@@ -39,6 +39,9 @@ type pnfsSettings struct {
 	// stripeUnit and stripeWidth are --stripe-unit and --stripe-width.
 	stripeUnit  stripeUnit
 	stripeWidth int
+	// opened is the cluster --standby connected to for its election
+	// (standby.go); it closes it.
+	opened *cluster.Cluster
 }
 
 // metadataRole is what the metadata-server role adds to nfs.Config.
@@ -56,7 +59,7 @@ type metadataRole struct {
 func setupDataServers(ctx context.Context, s pnfsSettings, log *slog.Logger, stats *metrics.Set) (metadataRole, error) {
 	none := metadataRole{close: func() {}}
 	if len(s.servers) == 0 {
-		if s.cluster != "" {
+		if s.cluster != "" && s.opened == nil {
 			return none, errors.New("--cluster needs --data-server (the metadata-server role)")
 		}
 		return none, nil
@@ -69,20 +72,13 @@ func setupDataServers(ctx context.Context, s pnfsSettings, log *slog.Logger, sta
 		}
 		cfgs = append(cfgs, c)
 	}
-	opts := cluster.Options{StateDir: s.stateDir, Logger: log}
-	var err error
-	if s.cluster != "" {
-		if opts.Endpoints, err = cluster.ParseURL(s.cluster); err != nil {
-			return none, err
-		}
-	}
-	cl, err := cluster.Open(ctx, opts)
+	cl, closeCl, err := openCluster(ctx, s, log)
 	if err != nil {
 		return none, err
 	}
 	pool, err := pnfs.New(ctx, pnfs.Config{Servers: cfgs, Mirrors: s.mirrors, StripeUnit: uint64(s.stripeUnit), Width: s.stripeWidth, Registry: cl, Logger: log, Metrics: stats})
 	if err != nil {
-		cl.Close()
+		closeCl()
 		return none, fmt.Errorf("--data-server: %w", err)
 	}
 	log.Info("metadata-server role (pNFS flexible files)", "data_servers", len(cfgs), "in_service", len(pool.Devices()),
@@ -95,8 +91,29 @@ func setupDataServers(ctx context.Context, s pnfsSettings, log *slog.Logger, sta
 	}
 	return metadataRole{dataServers: pool, records: cl.ClientRecords(seed), close: func() {
 		pool.Close()
-		cl.Close()
+		closeCl()
 	}}, nil
+}
+
+// openCluster connects to the cluster store (--cluster, else the embedded
+// one), or returns the one --standby opened, which is not this role's to
+// close.
+func openCluster(ctx context.Context, s pnfsSettings, log *slog.Logger) (*cluster.Cluster, func(), error) {
+	if s.opened != nil {
+		return s.opened, func() {}, nil
+	}
+	opts := cluster.Options{StateDir: s.stateDir, Logger: log}
+	var err error
+	if s.cluster != "" {
+		if opts.Endpoints, err = cluster.ParseURL(s.cluster); err != nil {
+			return nil, nil, err
+		}
+	}
+	cl, err := cluster.Open(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, func() { cl.Close() }, nil
 }
 
 func clusterName(url string, cl *cluster.Cluster) string {
