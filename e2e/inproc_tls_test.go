@@ -25,7 +25,7 @@ import (
 // accept with NFS4ERR_WRONGSEC.
 
 // serveTLS is serve with an rpctls listener.
-func serveTLS(t *testing.T, f *tlstest.Files, cfg nfs.Config) string {
+func serveTLS(t *testing.T, f *tlstest.Files, cfg nfs.Config) (string, *rpctls.Listener) {
 	t.Helper()
 	srv, err := nfs.NewServer(cfg)
 	if err != nil {
@@ -59,7 +59,7 @@ func serveTLS(t *testing.T, f *tlstest.Files, cfg nfs.Config) string {
 		}
 		srv.Close()
 	})
-	return ln.Addr().String()
+	return ln.Addr().String(), ln
 }
 
 func TestTLS(t *testing.T) {
@@ -75,7 +75,7 @@ func TestTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	addr := serveTLS(t, f, nfs.Config{Exports: parseExports(t,
+	addr, ln := serveTLS(t, f, nfs.Config{Exports: parseExports(t,
 		any+"=/any *(rw,insecure,no_root_squash)",
 		tlsOnly+"=/tls *(rw,insecure,no_root_squash,xprtsec=tls:mtls)",
 		mtls+"=/mtls *(rw,insecure,no_root_squash,xprtsec=mtls)")})
@@ -139,5 +139,11 @@ func TestTLS(t *testing.T) {
 	}
 	if got, err := overMTLS.ReadFile(ctx, "/tls/w", 1<<20); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("read back over mtls: %d bytes, %v", len(got), err)
+	}
+	n := ln.Counts()
+	t.Logf("engine %s: connections plaintext %d, kernel TLS %d, user-space TLS %d", testEngine(), n.Plain.Load(), n.Kernel.Load(), n.User.Load())
+	// The kernel-guest run (e2e/kernel/ktls.sh) must show kTLS at work.
+	if os.Getenv("RPCTLS_REQUIRE_KTLS") != "" && (n.User.Load() != 0 || n.Kernel.Load() == 0) {
+		t.Fatal("RPCTLS_REQUIRE_KTLS: a connection did not get kernel TLS")
 	}
 }

@@ -48,8 +48,19 @@ type Listener struct {
 	sem   chan struct{}
 	noK   atomic.Bool // kernel TLS failed once: user space from then on
 	warn  sync.Once
-	wg    sync.WaitGroup
+	count Counts
 }
+
+// Counts are a Listener's connections so far, by what became of them.
+type Counts struct {
+	Plain   atomic.Uint64 // passed through as plaintext
+	Kernel  atomic.Uint64 // TLS, the kernel holding the record layer
+	User    atomic.Uint64 // TLS, pumped in user space
+	Refused atomic.Uint64 // closed: handshake failed or timed out, too many at once
+}
+
+// Counts returns the listener's counters.
+func (l *Listener) Counts() *Counts { return &l.count }
 
 // Listen wraps inner (a TCP listener).
 func Listen(inner net.Listener, cfg Config) *Listener {
@@ -127,6 +138,7 @@ func (l *Listener) serve(c net.Conn) {
 		t.Stop()
 	case <-t.C:
 		l.cfg.Logger.Warn("rpctls: too many handshakes at once, closing connection", "remote", c.RemoteAddr().String())
+		l.count.Refused.Add(1)
 		c.Close()
 		return
 	case <-l.done:
@@ -137,8 +149,17 @@ func (l *Listener) serve(c net.Conn) {
 	<-l.sem
 	if err != nil {
 		l.cfg.Logger.Info("rpctls: connection refused", "remote", c.RemoteAddr().String(), "err", err)
+		l.count.Refused.Add(1)
 		c.Close()
 		return
+	}
+	switch out.(type) {
+	case *TCPConn:
+		l.count.Kernel.Add(1)
+	case *UnixConn:
+		l.count.User.Add(1)
+	default:
+		l.count.Plain.Add(1)
 	}
 	l.deliver(out)
 }

@@ -110,6 +110,9 @@ func TestStartTLS(t *testing.T) {
 			t.Fatalf("mutual %v, want %v", m, mutual)
 		}
 		t.Logf("kernel TLS: %v", kernel)
+		if os.Getenv("RPCTLS_REQUIRE_KTLS") != "" && !kernel {
+			t.Fatal("RPCTLS_REQUIRE_KTLS: no kernel TLS")
+		}
 		if a.c.RemoteAddr().String() != raw.LocalAddr().String() {
 			t.Fatalf("remote %v, want %v", a.c.RemoteAddr(), raw.LocalAddr())
 		}
