@@ -118,6 +118,14 @@ func TestTLS(t *testing.T) {
 			}
 		}
 	}
+	// A handle got over TLS does not open the export to a plaintext
+	// connection: PUTFH answers WRONGSEC too.
+	fh, err := overTLS.LookupPath(ctx, "/tls/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, "plaintext PUTFH into /tls", getattr(ctx, plain, fh), nfs4.ErrWrongsec)
+	wantStatus(t, "tls PUTFH into /tls", getattr(ctx, overTLS, fh), nfs4.OK)
 	// Writes over TLS, read back over TLS and from the file.
 	dir, err := overTLS.LookupPath(ctx, "/tls")
 	if err != nil {
