@@ -8,6 +8,7 @@ package client
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -66,6 +67,9 @@ type Options struct {
 	// Tests set them to look like another client ("kernel.org",
 	// "Linux 6.12.0 ...").
 	ImplDomain, ImplName string
+	// TLS, when set, makes Dial speak RPC-with-TLS (RFC 9289: the
+	// AUTH_TLS probe, then TLS 1.3 on the connection; see StartTLS).
+	TLS *tls.Config
 }
 
 func (o *Options) setDefaults() {
@@ -132,6 +136,11 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	conn, err := nd.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
+	}
+	if opts.TLS != nil {
+		if conn, err = dialTLS(ctx, conn, addr, opts.TLS); err != nil {
+			return nil, err
+		}
 	}
 	c, err := NewConn(ctx, conn, opts)
 	if err != nil {

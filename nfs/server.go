@@ -135,6 +135,9 @@ type Conn struct {
 	calls  connCalls
 	addr   netip.Addr // Remote parsed once, for the exports' client specs
 	port   uint16
+	// Xprt is the connection's transport security (RPC-with-TLS), set by
+	// the engine before the first request; zero: plaintext.
+	Xprt XprtSec
 }
 
 var connIDs atomic.Uint64

@@ -222,6 +222,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if ln, err = tlsListen(ln, log); err != nil {
+		return err
+	}
 	log.Info("serving", "addr", ln.Addr().String(), "engine", eng.Name(), "exports", exportNames(exports))
 	mountPath := "/"
 	if *exportsFile != "" && exports[0].Path != "/" {
