@@ -32,7 +32,7 @@ import (
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
-	if _, ok := decodeCall(&d); !ok || d.Err() != nil {
+	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
 		return false
 	}
 	d.Opaque(maxTag)
@@ -221,7 +221,7 @@ func (s *Server) lookupCached(dir *node, name []byte) bool {
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
-	if _, ok := decodeCall(&d); !ok || d.Err() != nil {
+	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
 		return 0, 0, false
 	}
 	d.Opaque(maxTag)

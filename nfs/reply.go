@@ -100,6 +100,7 @@ type Reply struct {
 	cmp     compound
 	extents []extent
 	xid     uint32
+	gss     gssReply // RPCSEC_GSS body protection, made in Complete (rpc_gss.go)
 }
 
 // NewReply returns an empty reply.
@@ -130,6 +131,7 @@ func (r *Reply) Reset() {
 		r.slot.abandon(r.slotSeq)
 	}
 	r.slot, r.sess, r.slotSeq, r.xid = nil, nil, 0, 0
+	r.gss = gssReply{}
 }
 
 // CompleteRead hands the engine's data for Reads[i] to the reply. data may be

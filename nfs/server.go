@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/gss"
 	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
@@ -86,6 +87,9 @@ type Config struct {
 	// a cluster with a standby (standby.go): shared handle key, owner and
 	// layout ledger, and a lease on the role it serves only while valid.
 	Takeover *Takeover
+	// GSS accepts RPCSEC_GSS Kerberos contexts (rpc_gss.go); nil: only
+	// AUTH_SYS and AUTH_NONE.
+	GSS *gss.Acceptor
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a
@@ -176,6 +180,7 @@ type Server struct {
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set
+	gss      *gssServer // RPCSEC_GSS contexts (rpc_gss.go); nil without Config.GSS
 }
 
 // NewServer checks the exports and returns a server.
@@ -222,6 +227,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.fhKey = newHandleKey(key)
 	s.owner = serverOwner(key)
 	s.ids = newIDMapper(&cfg)
+	s.gss = newGSSServer(cfg.GSS, cfg.AnonUID, cfg.AnonGID)
 	tab, err := s.buildTable(cfg.Exports)
 	if err != nil {
 		return nil, err
@@ -313,6 +319,10 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 		return
 	}
 	rep.xid = call.xid
+	if call.cred.Flavor == nfs4.AuthGSS {
+		s.handleGSS(c, &call, d, rec, rep)
+		return
+	}
 	switch {
 	case call.rpcvers != nfs4.RPCVersion:
 		encodeRPCMismatch(rep.Enc, call.xid)
@@ -339,6 +349,9 @@ func (s *Server) Complete(rep *Reply) {
 	s.countComplete(rep)
 	if rep.slot != nil {
 		s.state.finishSlot(rep)
+	}
+	if rep.gss.ctx != nil {
+		s.gssComplete(rep)
 	}
 }
 
