@@ -97,7 +97,11 @@ func nfs3Stat(s nfs4.Status) uint32 {
 		return nfs3ErrAcces
 	case nfs4.ErrBadname, nfs4.ErrBadchar, nfs4.ErrBadXDR, nfs4.ErrBadRange, nfs4.ErrBadowner:
 		return nfs3ErrInval
-	case nfs4.ErrSymlink, nfs4.ErrWrongType:
+	case nfs4.ErrSymlink:
+		// A directory operation on a symlink (knfsd's fh_verify for v3;
+		// READ and WRITE map it to NFS3ERR_INVAL themselves).
+		return nfs3ErrNotdir
+	case nfs4.ErrWrongType:
 		return nfs3ErrInval
 	case nfs4.ErrAttrnotsupp, nfs4.ErrUnionNotsupp, nfs4.ErrLockNotsupp:
 		return nfs3ErrNotsupp
