@@ -142,6 +142,23 @@ func (s *Server) handleV3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 	s.handleNFS3(conn, cl, d, rep)
 }
 
+// inline3 is Inline for calls other than NFSv4's: an NFSv3 READ, GETATTR
+// or ACCESS of a file whose descriptor the server holds open runs on the
+// event loop, as the same v4 operations after a known PUTFH do (no path
+// walk, no open); anything else goes to a worker.
+func (s *Server) inline3(cl *call, d *xdr.Decoder) bool {
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs3Version || s.mds != nil {
+		return false
+	}
+	switch cl.proc {
+	case nfs3Read, nfs3Getattr, nfs3Access:
+	default:
+		return false
+	}
+	n, known := s.knownHandle(d.Opaque(nfs3Max))
+	return d.Err() == nil && known && n != nil && n.hasOpenFD()
+}
+
 // handleNFS3 serves one NFSv3 call (program 100003 version 3).
 func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 	if cl.proc >= nfs3NumProcs {

@@ -266,6 +266,15 @@ func TestNFS3Procedures(t *testing.T) {
 	if !h.lastReads {
 		t.Fatal("READ's data was not left to the engine")
 	}
+	// The file is open now: the next READ may run on an event loop.
+	h.nfs3(nfs3Read, func(e *xdr.Encoder) { e.Opaque(fh); e.Uint64(0); e.Uint32(1) })
+	if !h.inlineSaid {
+		t.Fatal("READ of an open file not inline")
+	}
+	h.nfs3(nfs3Lookup, func(e *xdr.Encoder) { e.Opaque(root); e.String("hello") })
+	if h.inlineSaid {
+		t.Fatal("LOOKUP inline")
+	}
 
 	// WRITE (unstable), COMMIT: the verifier is NFSv4's.
 	st, d = h.nfs3(nfs3Write, func(e *xdr.Encoder) {
