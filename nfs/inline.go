@@ -32,14 +32,17 @@ import (
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
-	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
+	cl, ok := decodeCall(&d)
+	if !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
 		return false
+	}
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs4.NFSVersion {
+		return s.inline3(&cl, &d) // nfs3.go
 	}
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	sc := inlineScan{s: s}
-	var ok bool
 	for i := 0; i < n && d.Err() == nil; i++ {
 		info := lookupOp(d.Uint32())
 		if info == nil || info.flags&opInline == 0 && info.scan == nil {

@@ -181,6 +181,7 @@ type Server struct {
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set
 	gss      *gssServer // RPCSEC_GSS contexts (rpc_gss.go); nil without Config.GSS
+	mounts   mountList  // MOUNT's DUMP list (mount3.go)
 }
 
 // NewServer checks the exports and returns a server.
@@ -328,11 +329,13 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 		encodeRPCMismatch(rep.Enc, call.xid)
 	case call.authErr != nfs4.AuthOK:
 		encodeAuthError(rep.Enc, call.xid, call.authErr)
+	case call.prog == progMount || call.prog == nfs4.ProgramNFS && call.vers == nfs3Version:
+		s.handleV3(c, &call, d, rep) // nfs3.go, mount3.go
 	case call.prog != nfs4.ProgramNFS:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProgUnavail)
 	case call.vers != nfs4.NFSVersion:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProgMismatch)
-		rep.Enc.Uint32(nfs4.NFSVersion)
+		rep.Enc.Uint32(nfs3Version)
 		rep.Enc.Uint32(nfs4.NFSVersion)
 	case call.proc == nfs4.ProcNull:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptSuccess)

@@ -123,6 +123,8 @@ func run() error {
 	showVersion := flag.Bool("version", false, "print the version and VCS revision, and exit")
 	idmapDomain := flag.String("idmap-domain", "", "NFSv4 domain of owner strings (user@domain) in owner, owner_group and ACLs (default: the host's DNS domain, else localdomain); names with another domain answer NFS4ERR_BADOWNER")
 	idmapNames := flag.Bool("idmap-names", false, "send owner strings as user@domain names to AUTH_SYS clients too (default: numeric ids, as knfsd; RPCSEC_GSS clients always get names)")
+	mountdPort := flag.Int("mountd-port", 0, "also serve MOUNT v3 (NFSv3 mounts) on this port; 0: on the NFS port only (clients mount with mountport=)")
+	rpcbindOn := flag.Bool("rpcbind", true, "register NFS 3 and 4 and MOUNT 3 with the local rpcbind at start and unregister at exit (none running: a log line)")
 	var ps pnfsSettings
 	flag.Var(&ps.servers, "data-server", "make the server a pNFS flexible-files metadata server whose files keep their data on this NFSv4.1+ data server, given as HOST:PORT[/PATH][,advertise=HOST:PORT] (repeatable): PATH is the directory there for the data files (default --ds-path; created if missing), advertise= the address clients are told; the data server's export must be no_root_squash for this server's address")
 	flag.IntVar(&ps.mirrors, "mirrors", 1, "with --data-server: data servers holding each file (each a full copy)")
@@ -231,6 +233,11 @@ func run() error {
 		mountPath = exports[0].Path
 	}
 	printMount(ln.Addr().(*net.TCPAddr), mountPath)
+	stopV3, err := startV3(log, srv, engine.Options{Logger: log, Metrics: stats, FileIO: fio}, ln.Addr().(*net.TCPAddr), *mountdPort, *rpcbindOn) // rpcbind.go
+	defer stopV3()
+	if err != nil {
+		return err
+	}
 	if *metricsAddr != "" {
 		if err := serveMetrics(log, *metricsAddr, stats, *debugOn); err != nil {
 			return err
