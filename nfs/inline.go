@@ -32,8 +32,8 @@ import (
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
-	if _, ok := decodeCall(&d); !ok || d.Err() != nil {
-		return false
+	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || cl.prog != nfs4.ProgramNFS {
+		return false // NLM and NSM calls may write the hosts file
 	}
 	d.Opaque(maxTag)
 	d.Uint32()

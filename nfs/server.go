@@ -76,6 +76,13 @@ type Config struct {
 	// NFS keep their data there. nil: an ordinary server (EXCHANGE_ID
 	// answers USE_NON_PNFS).
 	DataServers DataServers
+	// NSMName is the server's name in NLM callbacks and in the SM_NOTIFY
+	// it sends after a restart (nsm.go): the name or address clients
+	// mounted it by. Empty: the host name.
+	NSMName string
+	// NSMRPCBindPort is the port of the clients' rpcbind the server asks
+	// for their lockd and statd ports (0: 111).
+	NSMRPCBindPort int
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a
@@ -149,6 +156,7 @@ type Server struct {
 	start   time.Time
 
 	state *stateTable
+	nlm   *nlmState // NLM and NSM (nlm.go)
 	files *fileTable
 	fhKey *handleKey
 	owner []byte // server_owner4's so_major_id and server_scope (serverOwner)
@@ -232,6 +240,9 @@ func NewServer(cfg Config) (*Server, error) {
 	s.files = newFileTable()
 	s.files.busy = s.state.holds
 	s.stop = make(chan struct{})
+	if err := s.startNLM(); err != nil {
+		return nil, err
+	}
 	if s.stats = cfg.Metrics; s.stats == nil {
 		s.stats = metrics.New()
 	}
@@ -296,6 +307,8 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 		encodeRPCMismatch(rep.Enc, call.xid)
 	case call.authErr != nfs4.AuthOK:
 		encodeAuthError(rep.Enc, call.xid, call.authErr)
+	case call.prog == NLMProgram || call.prog == NSMProgram:
+		s.lockCall(c, &call, d, rep) // NFSv3 locking: nlm.go
 	case call.prog != nfs4.ProgramNFS:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProgUnavail)
 	case call.vers != nfs4.NFSVersion:
