@@ -44,13 +44,14 @@ func LockPrograms() [][2]uint32 {
 }
 
 const (
-	nlmTick        = 10 * time.Second // callback retries, idle hosts and stale blocks
-	nlmBlockTTL    = 3 * time.Minute  // a waiting block the host stopped asking for (Linux re-sends every 30 s)
-	nlmHostIdle    = 2 * time.Minute  // a host holding nothing is forgotten (and unmonitored) after it
-	nlmMaxBlocks   = 4096             // blocked requests queued, all hosts
-	nlmHostBlocks  = 256              // blocked requests queued per host
-	nlmHostShares  = 1024             // NLM share reservations per host
-	nlmCallTimeout = 5 * time.Second  // one callback (GETPORT, GRANTED, _RES, SM_NOTIFY)
+	nlmTick         = 10 * time.Second // callback retries, idle hosts and stale blocks
+	nlmBlockTTL     = 3 * time.Minute  // a waiting block the host stopped asking for (Linux re-sends every 30 s)
+	nlmHostIdle     = 2 * time.Minute  // a host holding nothing is forgotten (and unmonitored) after it
+	nlmMaxBlocks    = 4096             // blocked requests queued, all hosts
+	nlmHostBlocks   = 256              // blocked requests queued per host
+	nlmHostShares   = 1024             // NLM share reservations per host
+	nlmHostsPerAddr = 64               // NLM hosts (caller names) of one address
+	nlmCallTimeout  = 5 * time.Second  // one callback (GETPORT, GRANTED, _RES, SM_NOTIFY)
 )
 
 // nlmState is the server's NLM and NSM side. Its maps are guarded by
@@ -189,6 +190,17 @@ func (n *nlmState) hostLocked(c *Conn, name []byte, create bool) *nlmHost {
 	}
 	t := n.s.state
 	if len(n.hosts) >= n.s.cfg.MaxClients {
+		return nil
+	}
+	// One address cannot take the whole table by calling itself many
+	// names.
+	same := 0
+	for hk := range n.hosts {
+		if hk.addr == k.addr {
+			same++
+		}
+	}
+	if same >= nlmHostsPerAddr {
 		return nil
 	}
 	cl := &client{id: t.newClientID(), owner: "nlm:" + k.name, addr: c.addr, opens: make(map[openKey]*openState)}

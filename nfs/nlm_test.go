@@ -701,3 +701,25 @@ func TestNLMHostsFileParse(t *testing.T) {
 		}
 	}
 }
+
+// TestNLMExpiresCourtesyClient: an NFSv4 client whose lease ran out keeps
+// its lock as a courtesy client until an NLM LOCK needs the range, as
+// until a v4 LOCK does.
+func TestNLMExpiresCourtesyClient(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	fh, open := h.nlmFile("f")
+	if st, _ := h.lock(fh, open, nfs4.Stateid{}, 0, 10); st != nfs4.OK {
+		t.Fatal(st)
+	}
+	a := h.nlmPeer("127.0.0.1:800", "hosta")
+	if st := a.lock(fh, 1, 0, 1, false, true, false); st != nlmDenied {
+		t.Fatalf("NLM LOCK over a live v4 lock: %d", st)
+	}
+	h.s.state.mu.Lock()
+	h.s.state.clients[h.clid].renewed.Store(time.Now().Add(-time.Hour).UnixNano())
+	h.s.state.mu.Unlock()
+	if st := a.lock(fh, 1, 0, 1, false, true, false); st != nlmGranted {
+		t.Fatalf("NLM LOCK over a courtesy client's lock: %d", st)
+	}
+}
