@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -357,6 +358,7 @@ func (s *Server) startNLM() error {
 	if err := n.syncHosts(); err != nil {
 		return err
 	}
+	n.registerGauges()
 	go n.loop()
 	if len(prev) > 0 {
 		go n.notifyAll(prev)
@@ -556,4 +558,24 @@ func (t *stateTable) startNLMGrace(hosts int, d time.Duration) {
 	}
 	t.grace.nlm = true
 	t.s.log.Info("grace period: NLM hosts of the previous boot may reclaim their locks", "hosts", hosts, "seconds", time.Until(t.grace.until).Seconds())
+}
+
+// registerGauges adds the NLM gauges to the server's metrics.
+func (n *nlmState) registerGauges() {
+	gauge := func(name, help string, f func() int) {
+		n.s.stats.AddGauge(metrics.Gauge{Name: name, Help: help, Value: func() float64 {
+			n.s.state.mu.Lock()
+			defer n.s.state.mu.Unlock()
+			return float64(f())
+		}})
+	}
+	gauge("nlm_hosts", "NFSv3 hosts known to the lock manager (NLM)", func() int { return len(n.hosts) })
+	gauge("nlm_lock_ranges", "byte ranges held by NLM (NFSv3) lock owners", func() int {
+		r := 0
+		for _, h := range n.hosts {
+			r += h.cl.lockRanges
+		}
+		return r
+	})
+	gauge("nlm_blocked", "blocking NLM LOCK requests waiting for a range", func() int { return int(n.waiting.Load()) })
 }

@@ -240,13 +240,13 @@ func NewServer(cfg Config) (*Server, error) {
 	s.files = newFileTable()
 	s.files.busy = s.state.holds
 	s.stop = make(chan struct{})
-	if err := s.startNLM(); err != nil {
-		return nil, err
-	}
 	if s.stats = cfg.Metrics; s.stats == nil {
 		s.stats = metrics.New()
 	}
 	s.registerGauges(s.stats)
+	if err := s.startNLM(); err != nil {
+		return nil, err
+	}
 	if s.mds != nil {
 		s.registerLayoutGauges(s.stats)
 		s.watchDataServers(cfg.DataServers)
