@@ -36,6 +36,9 @@ func (s *Server) Inline(rec []byte) bool {
 	if !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
 		return false
 	}
+	if cl.prog != nfs4.ProgramNFS && cl.prog != progMount {
+		return false // NLM and NSM calls may write the hosts file
+	}
 	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs4.NFSVersion {
 		return s.inline3(&cl, &d) // nfs3.go
 	}

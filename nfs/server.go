@@ -90,6 +90,13 @@ type Config struct {
 	// GSS accepts RPCSEC_GSS Kerberos contexts (rpc_gss.go); nil: only
 	// AUTH_SYS and AUTH_NONE.
 	GSS *gss.Acceptor
+	// NSMName is the server's name in NLM callbacks and in the SM_NOTIFY
+	// it sends after a restart (nsm.go): the name or address clients
+	// mounted it by. Empty: the host name.
+	NSMName string
+	// NSMRPCBindPort is the port of the clients' rpcbind the server asks
+	// for their lockd and statd ports (0: 111).
+	NSMRPCBindPort int
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a
@@ -166,6 +173,7 @@ type Server struct {
 	start   time.Time
 
 	state *stateTable
+	nlm   *nlmState // NLM and NSM (nlm.go)
 	files *fileTable
 	fhKey *handleKey
 	owner []byte // server_owner4's so_major_id and server_scope (serverOwner)
@@ -258,6 +266,9 @@ func NewServer(cfg Config) (*Server, error) {
 		s.stats = metrics.New()
 	}
 	s.registerGauges(s.stats)
+	if err := s.startNLM(); err != nil {
+		return nil, err
+	}
 	if s.mds != nil {
 		s.registerLayoutGauges(s.stats)
 		s.watchDataServers(cfg.DataServers)
@@ -331,6 +342,8 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 		encodeAuthError(rep.Enc, call.xid, call.authErr)
 	case call.prog == progMount || call.prog == nfs4.ProgramNFS && call.vers == nfs3Version:
 		s.handleV3(c, &call, d, rep) // nfs3.go, mount3.go
+	case call.prog == NLMProgram || call.prog == NSMProgram:
+		s.lockCall(c, &call, d, rep) // NFSv3 locking: nlm.go
 	case call.prog != nfs4.ProgramNFS:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProgUnavail)
 	case call.vers != nfs4.NFSVersion:
