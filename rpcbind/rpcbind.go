@@ -42,12 +42,11 @@ var xids atomic.Uint32
 
 func init() { xids.Store(uint32(time.Now().UnixNano())) }
 
-// Set registers m, first removing any registration of its program and
-// version (another server's, or our previous run's).
+// Set registers m. rpcbind refuses a program and version already
+// registered for m's protocol: Unset them first (once: an UNSET removes
+// the registrations of every protocol, so one between the TCP and UDP
+// SETs of a program would undo the first).
 func (c *Client) Set(m Mapping) error {
-	if _, err := c.call(procUnset, m); err != nil {
-		return err
-	}
 	ok, err := c.call(procSet, m)
 	if err == nil && !ok {
 		err = fmt.Errorf("rpcbind: refused to register program %d version %d", m.Prog, m.Vers)

@@ -70,7 +70,7 @@ func TestSetUnset(t *testing.T) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	want := [][]uint32{{procUnset, 100003, 3, 6, 2049}, {procSet, 100003, 3, 6, 2049}, {procUnset, 100005, 3, 0, 0}}
+	want := [][]uint32{{procSet, 100003, 3, 6, 2049}, {procUnset, 100005, 3, 0, 0}}
 	if len(f.calls) != len(want) {
 		t.Fatalf("calls %v", f.calls)
 	}
