@@ -27,7 +27,11 @@ func listen(t *testing.T, f *tlstest.Files, tweak func(*rpctls.Config)) *rpctls.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rpctls.Config{Certs: certs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	logTo := io.Discard
+	if os.Getenv("RPCTLS_REQUIRE_KTLS") != "" {
+		logTo = os.Stderr // the reason kTLS was not used
+	}
+	cfg := rpctls.Config{Certs: certs, Logger: slog.New(slog.NewTextHandler(logTo, nil))}
 	if tweak != nil {
 		tweak(&cfg)
 	}
