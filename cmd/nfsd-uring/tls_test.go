@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/rpctls"
 	"github.com/nfsd-uring/nfsd-uring/rpctls/tlstest"
 )
@@ -32,7 +33,7 @@ func TestTLSFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := tlsListen(ln, log)
+		got, err := tlsListen(ln, log, metrics.New())
 		switch {
 		case c.err == "" && err != nil:
 			t.Errorf("%+v: %v", c, err)
