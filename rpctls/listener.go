@@ -223,7 +223,7 @@ func (l *Listener) secure(tc *net.TCPConn, deadline time.Time) (net.Conn, error)
 		})
 	}
 	rr.raw.Store(true)
-	return pump(conn, tc, info)
+	return pump(conn, rr, tc, info)
 }
 
 // peekProbe waits (until deadline) for enough of tc's first record to
@@ -269,6 +269,46 @@ type recordReader struct {
 	hdr  [5]byte
 	hn   int // header bytes read
 	left int // body bytes of the current record still to read
+
+	// Writes: between startBatch and flush (the pump's turn at
+	// tls.Conn.Write) the records are gathered and go out in one write,
+	// not one system call per 16 KiB record.
+	wmu   sync.Mutex
+	batch bool
+	wbuf  []byte
+}
+
+func (r *recordReader) Write(p []byte) (int, error) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if r.batch {
+		r.wbuf = append(r.wbuf, p...)
+		return len(p), nil
+	}
+	return r.Conn.Write(p)
+}
+
+func (r *recordReader) startBatch() {
+	r.wmu.Lock()
+	r.batch = true
+	r.wmu.Unlock()
+}
+
+// flush ends a batch, writing what it gathered.
+func (r *recordReader) flush() error {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	r.batch = false
+	if len(r.wbuf) == 0 {
+		return nil
+	}
+	_, err := r.Conn.Write(r.wbuf)
+	if cap(r.wbuf) > 2*pumpBuf {
+		r.wbuf = nil
+	} else {
+		r.wbuf = r.wbuf[:0]
+	}
+	return err
 }
 
 func (r *recordReader) Read(p []byte) (int, error) {
@@ -351,7 +391,7 @@ const pumpBuf = 256 << 10
 
 // pump makes a socketpair, returns one end for the engine and copies
 // between the other and conn until either side closes.
-func pump(conn *tls.Conn, tc *net.TCPConn, info Info) (net.Conn, error) {
+func pump(conn *tls.Conn, rr *recordReader, tc *net.TCPConn, info Info) (net.Conn, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -383,8 +423,27 @@ func pump(conn *tls.Conn, tc *net.TCPConn, info Info) (net.Conn, error) {
 		done()
 	}
 	go cp(mine, conn, func() { mine.(*net.UnixConn).CloseWrite() })
-	go cp(conn, mine, nil)
-	_ = tc
+	// The engine's replies: each read's worth of records in one write.
+	go func() {
+		buf := make([]byte, pumpBuf)
+		for {
+			n, err := mine.Read(buf)
+			if n > 0 {
+				rr.startBatch()
+				_, werr := conn.Write(buf[:n])
+				if ferr := rr.flush(); werr == nil {
+					werr = ferr
+				}
+				if werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		done()
+	}()
 	return &UnixConn{UnixConn: theirs.(*net.UnixConn), info: info, remote: tc.RemoteAddr(), local: tc.LocalAddr()}, nil
 }
 

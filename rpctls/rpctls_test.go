@@ -27,7 +27,11 @@ func listen(t *testing.T, f *tlstest.Files, tweak func(*rpctls.Config)) *rpctls.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rpctls.Config{Certs: certs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	logTo := io.Discard
+	if os.Getenv("RPCTLS_REQUIRE_KTLS") != "" {
+		logTo = os.Stderr // the reason kTLS was not used
+	}
+	cfg := rpctls.Config{Certs: certs, Logger: slog.New(slog.NewTextHandler(logTo, nil))}
 	if tweak != nil {
 		tweak(&cfg)
 	}
@@ -355,4 +359,63 @@ func FuzzProbe(f *testing.F) {
 			t.Fatalf("record %d", rec)
 		}
 	})
+}
+
+// MaxHandshakes bounds the connections in their probe or handshake: one
+// more waits for a turn.
+func TestMaxHandshakes(t *testing.T) {
+	f := tlstest.New(t, t.TempDir())
+	l := listen(t, f, func(c *rpctls.Config) { c.MaxHandshakes = 1; c.HandshakeTimeout = 5 * time.Second })
+	got := make(chan accepted, 2)
+	go func() {
+		for range 2 {
+			c, err := l.Accept()
+			got <- accepted{c, err}
+		}
+	}()
+	a, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.Write(call(1, 100003, 4, 0, rpctls.AuthTLS))
+	if _, err := io.ReadFull(a, make([]byte, 36)); err != nil {
+		t.Fatal(err)
+	}
+	// a is in its handshake: b, plaintext, must wait.
+	b, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	b.Write(call(2, 100003, 4, 1, 1))
+	select {
+	case r := <-got:
+		t.Fatalf("accepted %T while the only handshake slot was taken", r.c)
+	case <-time.After(300 * time.Millisecond):
+	}
+	tc := tls.Client(a, &tls.Config{RootCAs: f.RootCAs(), ServerName: "127.0.0.1", NextProtos: []string{rpctls.ALPN}})
+	if err := tc.HandshakeContext(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[bool]int{}
+	for range 2 {
+		select {
+		case r := <-got:
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			_, plain := r.c.(*net.TCPConn)
+			kinds[plain]++
+			r.c.Close()
+		case <-time.After(4 * time.Second):
+			t.Fatal("a connection was not delivered once the slot was free")
+		}
+	}
+	if kinds[true] != 1 || kinds[false] != 1 {
+		t.Fatalf("delivered %v", kinds)
+	}
+	if n := l.Counts(); n.Plain.Load() != 1 || n.Kernel.Load()+n.User.Load() != 1 {
+		t.Fatalf("counts plain %d kernel %d user %d", n.Plain.Load(), n.Kernel.Load(), n.User.Load())
+	}
 }

@@ -226,7 +226,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if ln, err = tlsListen(ln, log); err != nil {
+	if ln, err = tlsListen(ln, log, stats); err != nil {
 		return err
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "engine", eng.Name(), "exports", exportNames(exports))

@@ -7,7 +7,10 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
+
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 
 	"github.com/nfsd-uring/nfsd-uring/rpctls"
 )
@@ -20,9 +23,10 @@ var (
 	tlsNoKTLS   = flag.Bool("tls-no-ktls", false, "with --tls-cert: keep TLS records in user space even where the kernel has TLS (kTLS)")
 )
 
-// tlsListen wraps ln for RPC-with-TLS when --tls-cert is given, and reloads
-// the certificates on SIGHUP.
-func tlsListen(ln net.Listener, log *slog.Logger) (net.Listener, error) {
+// tlsListen wraps ln for RPC-with-TLS when --tls-cert is given, reloads
+// the certificates on SIGHUP and counts the connections in stats (nil:
+// not counted).
+func tlsListen(ln net.Listener, log *slog.Logger, stats *metrics.Set) (net.Listener, error) {
 	if *tlsCert == "" && *tlsKey == "" {
 		if *tlsClientCA != "" {
 			return nil, fmt.Errorf("--tls-client-ca needs --tls-cert and --tls-key")
@@ -55,5 +59,21 @@ func tlsListen(ln net.Listener, log *slog.Logger) (net.Listener, error) {
 		}
 	}
 	log.Info("RPC-with-TLS offered", "cert", *tlsCert, "mtls", *tlsClientCA != "", "ktls", kernel)
-	return rpctls.Listen(ln, rpctls.Config{Certs: certs, NoKTLS: *tlsNoKTLS, Logger: log}), nil
+	l := rpctls.Listen(ln, rpctls.Config{Certs: certs, NoKTLS: *tlsNoKTLS, Logger: log})
+	if stats != nil {
+		n := l.Counts()
+		for _, c := range []struct {
+			name, help string
+			v          *atomic.Uint64
+		}{
+			{"rpctls_plaintext_connections_total", "connections accepted without RPC-with-TLS (no AUTH_TLS probe)", &n.Plain},
+			{"rpctls_ktls_connections_total", "RPC-with-TLS connections whose records the kernel handles (kTLS)", &n.Kernel},
+			{"rpctls_user_tls_connections_total", "RPC-with-TLS connections whose records are handled in user space (no kTLS)", &n.User},
+			{"rpctls_refused_connections_total", "connections closed before use: failed or timed-out handshakes, too many handshakes at once", &n.Refused},
+		} {
+			v := c.v
+			stats.AddGauge(metrics.Gauge{Name: c.name, Help: c.help, Value: func() float64 { return float64(v.Load()) }})
+		}
+	}
+	return l, nil
 }
