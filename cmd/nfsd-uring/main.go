@@ -124,7 +124,7 @@ func run() error {
 	var ps pnfsSettings
 	flag.Var(&ps.servers, "data-server", "make the server a pNFS flexible-files metadata server whose files keep their data on this NFSv4.1+ data server, given as HOST:PORT[/PATH][,advertise=HOST:PORT] (repeatable): PATH is the directory there for the data files (default --ds-path; created if missing), advertise= the address clients are told; the data server's export must be no_root_squash for this server's address")
 	flag.IntVar(&ps.mirrors, "mirrors", 1, "with --data-server: data servers holding each file (each a full copy)")
-	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
+	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server or --standby: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
 	flag.StringVar(&ps.dsPath, "ds-path", pnfs.DefaultPath, "with --data-server: the directory on a data server for the data files when HOST:PORT names none")
 	flag.Usage = usage
 	flag.Parse()
