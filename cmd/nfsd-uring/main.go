@@ -185,7 +185,7 @@ func run() error {
 	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
 	ps.stateDir = *stateDir
-	sb, err := standbyWait(&ps, addr, log) // --standby: returns once elected (standby.go)
+	sb, err := standbyWait(&ps, addr, log, stats) // --standby: returns once elected (standby.go)
 	if err != nil {
 		return err
 	}
