@@ -95,7 +95,7 @@ func takeoverHarness(t *testing.T, dir string, ds *fakeDS, recs *lockedRecords, 
 	return &harness{t: t, s: s, conn: NewConn("test"), dir: dir}
 }
 
-func waitFor(t *testing.T, what string, f func() bool) {
+func waitUntil(t *testing.T, what string, f func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !f() {
@@ -128,7 +128,7 @@ func TestTakeoverFencesAbsentClients(t *testing.T) {
 		if st, _ := a.layoutget(fh, open, nfs4.LayoutIOModeRW, 0); st != nfs4.OK {
 			t.Fatalf("LAYOUTGET: %d", st)
 		}
-		waitFor(t, "the ledger entry", func() bool { return len(la.snapshot()["client-x"]) == 1 })
+		waitUntil(t, "the ledger entry", func() bool { return len(la.snapshot()["client-x"]) == 1 })
 		a.s.Depose()
 		if rep := a.record(nullCall(99)); rep != nil {
 			t.Fatalf("a deposed server answered: %x", rep)
@@ -218,10 +218,10 @@ func TestLedgerFollowsLayouts(t *testing.T) {
 	if st, _ := h.layoutget(fh, open, nfs4.LayoutIOModeRW, 0); st != nfs4.OK {
 		t.Fatalf("LAYOUTGET: %d", st)
 	}
-	waitFor(t, "the ledger entry", func() bool { return len(l.snapshot()["owner-1"]) == 1 })
+	waitUntil(t, "the ledger entry", func() bool { return len(l.snapshot()["owner-1"]) == 1 })
 	h.silence(2 * time.Duration(h.s.cfg.LeaseTime) * time.Second)
 	h.s.state.layoutsOverdue(time.Now())
-	waitFor(t, "the fence and the ledger entry's removal", func() bool {
+	waitUntil(t, "the fence and the ledger entry's removal", func() bool {
 		ds.mu.Lock()
 		fences := ds.fences
 		ds.mu.Unlock()

@@ -35,6 +35,10 @@ type pnfsSettings struct {
 	cluster  string // --cluster etcd://...; empty: embedded under stateDir
 	dsPath   string
 	stateDir string
+
+	// stripeUnit and stripeWidth are --stripe-unit and --stripe-width.
+	stripeUnit  stripeUnit
+	stripeWidth int
 	// opened is the cluster --standby connected to for its election
 	// (standby.go); it closes it.
 	opened *cluster.Cluster
@@ -72,13 +76,13 @@ func setupDataServers(ctx context.Context, s pnfsSettings, log *slog.Logger, sta
 	if err != nil {
 		return none, err
 	}
-	pool, err := pnfs.New(ctx, pnfs.Config{Servers: cfgs, Mirrors: s.mirrors, Registry: cl, Logger: log, Metrics: stats})
+	pool, err := pnfs.New(ctx, pnfs.Config{Servers: cfgs, Mirrors: s.mirrors, StripeUnit: uint64(s.stripeUnit), Width: s.stripeWidth, Registry: cl, Logger: log, Metrics: stats})
 	if err != nil {
 		closeCl()
 		return none, fmt.Errorf("--data-server: %w", err)
 	}
 	log.Info("metadata-server role (pNFS flexible files)", "data_servers", len(cfgs), "in_service", len(pool.Devices()),
-		"mirrors", max(s.mirrors, 1), "cluster", clusterName(s.cluster, cl))
+		"mirrors", max(s.mirrors, 1), "stripe_unit", uint64(s.stripeUnit), "cluster", clusterName(s.cluster, cl))
 	// The state directory's clients file seeds the cluster's list the
 	// first time, so clients of a run without clustering still reclaim.
 	seed := ""
