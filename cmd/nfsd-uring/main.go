@@ -130,7 +130,7 @@ func run() error {
 	var ps pnfsSettings
 	flag.Var(&ps.servers, "data-server", "make the server a pNFS flexible-files metadata server whose files keep their data on this NFSv4.1+ data server, given as HOST:PORT[/PATH][,advertise=HOST:PORT] (repeatable): PATH is the directory there for the data files (default --ds-path; created if missing), advertise= the address clients are told; the data server's export must be no_root_squash for this server's address")
 	flag.IntVar(&ps.mirrors, "mirrors", 1, "with --data-server: data servers holding each file (each a full copy)")
-	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
+	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server or --standby: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
 	flag.Var(&ps.stripeUnit, "stripe-unit", "with --data-server: stripe each new file's data over --stripe-width data servers in units of SIZE (e.g. 1m; ffl_stripe_unit, RFC 8435); only clients that take striped layouts (Linux 6.18 and later, the project's client) get them, others do I/O through this server (0: no striping)")
 	flag.IntVar(&ps.stripeWidth, "stripe-width", 0, "with --stripe-unit: data servers each mirror stripes over (0: all of them, divided by --mirrors)")
 	flag.StringVar(&ps.dsPath, "ds-path", pnfs.DefaultPath, "with --data-server: the directory on a data server for the data files when HOST:PORT names none")
@@ -193,7 +193,7 @@ func run() error {
 	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
 	ps.stateDir = *stateDir
-	sb, err := standbyWait(&ps, addr, log) // --standby: returns once elected (standby.go)
+	sb, err := standbyWait(&ps, addr, log, stats) // --standby: returns once elected (standby.go)
 	if err != nil {
 		return err
 	}
