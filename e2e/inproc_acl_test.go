@@ -382,3 +382,35 @@ func TestCreateWithACL(t *testing.T) {
 		t.Fatalf("the refused directory exists: %v", err)
 	}
 }
+
+// TestDelegationRecallOnACL: another client's read delegation is recalled
+// before an ACL (or mode) change: its holder checks opens against cached
+// access rights that the change may take away.
+func TestDelegationRecallOnACL(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := ctxT(t)
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	b := dialDeleg(t, addr, client.Options{})
+	root := makeFile(t, a, "f")
+	for i, attrs := range []*client.Attrs{
+		{Mask: nfs4.BitmapOf(nfs4.AttrACL), ACL: parseACEs(t, "A::OWNER@:rwa", "A::EVERYONE@:")},
+		{Mask: nfs4.BitmapOf(nfs4.AttrMode), Mode: 0o600},
+	} {
+		fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+		if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+			t.Fatalf("open: %v, delegation %+v", err, fa)
+		}
+		if err := a.CloseFile(ctx, fa.FH, fa.Stateid); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Setattr(ctx, fa.FH, nfs4.AnonStateid, attrs); err != nil {
+			if client.IsStatus(err, nfs4.ErrAttrnotsupp) {
+				t.Skip("no POSIX ACLs on the export")
+			}
+			t.Fatalf("SETATTR %v: %v", attrs.Mask, err)
+		}
+		if a.Recalls() != uint64(i+1) {
+			t.Fatalf("SETATTR %v: recalls %d, want %d", attrs.Mask, a.Recalls(), i+1)
+		}
+	}
+}
