@@ -254,6 +254,15 @@ func opSetattr(c *compound) nfs4.Status {
 			return s
 		}
 	}
+	// So must another client's delegation (knfsd: notify_change and
+	// setxattr break delegations): its holder opens from its cache,
+	// checking access there, and would go on letting in users the new
+	// mode, owner or ACL keeps out.
+	if a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) || a.mask.Has(nfs4.AttrOwnerGroup) || a.mask.Has(nfs4.AttrACL) {
+		if s := c.s.breakDelegs(c.client(), n, true); s != nfs4.OK {
+			return s
+		}
+	}
 	wfd := -1
 	if a.mask.Has(nfs4.AttrSize) {
 		fd, s := c.writeTarget(sid)

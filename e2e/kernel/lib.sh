@@ -115,6 +115,7 @@ e2e_initramfs() {
 	cp "$E2E_KDIR/guest-pnfs.sh" "$stage/guest-pnfs.sh"
 	e2e_fshelper
 	cp "$E2E_FSHELPER" "$stage/bin/fshelper"
+	e2e_acltools "$stage"
 	mdir=$E2E_KROOT/lib/modules/$E2E_KVER
 	dep=$mdir/modules.dep
 	# Load order: for each wanted module, its deps (deepest last in
@@ -151,6 +152,22 @@ e2e_initramfs() {
 	(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) | gzip -1 >"$out" ||
 		e2e_die "initramfs build failed"
 	rm -rf "$stage"
+}
+
+# e2e_acltools STAGE: nfs4_getfacl and nfs4_setfacl (Debian nfs4-acl-tools;
+# they need only libc) for the guest's ACL step, when the host has them.
+e2e_acltools() {
+	local stage=$1 b l
+	for b in nfs4_getfacl nfs4_setfacl; do
+		command -v "$b" >/dev/null || return 0
+	done
+	for b in nfs4_getfacl nfs4_setfacl; do
+		cp "$(command -v "$b")" "$stage/bin/$b"
+		for l in $(ldd "$(command -v "$b")" | grep -o '/[^ ]*'); do
+			mkdir -p "$stage$(dirname "$l")"
+			cp -L "$l" "$stage$l"
+		done
+	done
 }
 
 # e2e_fshelper: build fshelper (static: it runs in the guest and on the
