@@ -723,3 +723,81 @@ func TestNLMExpiresCourtesyClient(t *testing.T) {
 		t.Fatalf("NLM LOCK over a courtesy client's lock: %d", st)
 	}
 }
+
+// TestNLMGraceHoldsV4: a restart with only NLM hosts recorded (no NFSv4
+// client) still starts the grace period, and NFSv4 clients wait in it too
+// (OPEN answers NFS4ERR_GRACE).
+func TestNLMGraceHoldsV4(t *testing.T) {
+	fake := newFakePeer(t)
+	h := newNLMHarness(t, "", "", fake.port())
+	h.session()
+	fh, _ := h.nlmFile("f")
+	if st := h.nlmPeer("127.0.0.1:801", "hostb").lock(fh, 2, 0, 10, false, true, false); st != nlmGranted {
+		t.Fatal(st)
+	}
+	h.s.Close()
+	if err := os.Remove(filepath.Join(h.state, "clients")); err != nil {
+		t.Fatal(err)
+	}
+	h2 := newNLMHarness(t, h.dir, h.state, fake.port())
+	defer h2.s.Close()
+	fake.next(t) // SM_NOTIFY
+	h2.session()
+	if st, _ := h2.openFile("f", "o2", nfs4.ShareAccessBoth); st != nfs4.ErrGrace {
+		t.Fatalf("v4 OPEN in the NLM grace period: %d", st)
+	}
+}
+
+// TestNLMAsyncMsg: LOCK_MSG is answered by a LOCK_RES call to the host's
+// lockd with the result and the request's cookie.
+func TestNLMAsyncMsg(t *testing.T) {
+	fake := newFakePeer(t)
+	h := newNLMHarness(t, "", "", fake.port())
+	defer h.s.Close()
+	h.session()
+	fh, _ := h.nlmFile("f")
+	b := h.nlmPeer("127.0.0.1:801", "hostb")
+	b.rpc(NLMProgram, NLMVersion, nlmProcLockMsg, nfs4.AcceptSuccess, func(e *xdr.Encoder) {
+		e.Opaque([]byte("ck"))
+		e.Bool(false)
+		e.Bool(true)
+		b.alock(e, fh, 1, 0, 10)
+		e.Bool(false)
+		e.Int32(1)
+	})
+	c := fake.next(t)
+	if c.prog != NLMProgram || c.proc != nlmProcLockRes {
+		t.Fatalf("callback %d/%d", c.prog, c.proc)
+	}
+	// The fake read the cookie; the status follows.
+	if d := xdr.NewDecoder(c.args); d.Uint32() != nlmGranted {
+		t.Fatalf("LOCK_RES %x", c.args)
+	}
+	if st, _ := h.nlmPeer("127.0.0.2:1", "hosta").test(fh, 1, 0, 1, true); st != nlmDenied {
+		t.Fatalf("TEST after LOCK_MSG: %d", st)
+	}
+}
+
+// TestNLMIdleHostForgotten: a host that holds nothing any more leaves the
+// hosts file after nlmHostIdle.
+func TestNLMIdleHostForgotten(t *testing.T) {
+	h := newNLMHarness(t, "", "", 1)
+	defer h.s.Close()
+	h.session()
+	fh, _ := h.nlmFile("f")
+	b := h.nlmPeer("127.0.0.1:801", "hostb")
+	if st := b.lock(fh, 2, 0, 10, false, true, false); st != nlmGranted {
+		t.Fatal(st)
+	}
+	if st := b.unlock(fh, 2, 0, 10); st != nlmGranted {
+		t.Fatal(st)
+	}
+	h.s.nlm.maintain(time.Now())
+	if data, _ := os.ReadFile(filepath.Join(h.state, nlmHostsFile)); !bytes.Contains(data, []byte("hostb")) {
+		t.Fatalf("host gone at once: %q", data)
+	}
+	h.s.nlm.maintain(time.Now().Add(nlmHostIdle + time.Second))
+	if data, _ := os.ReadFile(filepath.Join(h.state, nlmHostsFile)); string(data) != "state 1\n" {
+		t.Fatalf("hosts file after the idle time: %q", data)
+	}
+}
