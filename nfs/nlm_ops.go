@@ -57,6 +57,20 @@ func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool 
 		e.Opaque(a.cookie)
 		e.Uint32(stat)
 		e.Int32(0) // sequence
+	case proc == nlmProcNSMNotify:
+		// A statd on this host (a system rpc.statd owning NSM instead of
+		// ServeNSM) tells that a host rebooted: nlm_reboot {mon_name,
+		// state, priv}. Only from loopback, as Linux lockd takes it.
+		name := d.String(nsmMaxName)
+		state := d.Int32()
+		d.Fixed(nsmPrivSize)
+		if d.Err() != nil {
+			return false
+		}
+		if c.addr.IsLoopback() {
+			n.rebooted(&Conn{}, string(name), state)
+		}
+		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	case proc == nlmProcFreeAll:
 		a := decodeNLMNotify(d)
 		if d.Err() != nil {

@@ -801,3 +801,32 @@ func TestNLMIdleHostForgotten(t *testing.T) {
 		t.Fatalf("hosts file after the idle time: %q", data)
 	}
 }
+
+// TestNLMStatdUpcall: Linux's private NLM procedure 16 (a local statd
+// telling that a host rebooted) frees the host's locks, from loopback
+// only.
+func TestNLMStatdUpcall(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	fh, _ := h.nlmFile("f")
+	b := h.nlmPeer("10.9.9.9:800", "hostb")
+	if st := b.lock(fh, 1, 0, 0, false, true, false); st != nlmGranted {
+		t.Fatal(st)
+	}
+	upcall := func(p *nlmPeer) {
+		p.rpc(NLMProgram, NLMVersion, nlmProcNSMNotify, nfs4.AcceptSuccess, func(e *xdr.Encoder) {
+			e.String("hostb")
+			e.Int32(3)
+			e.Fixed(make([]byte, nsmPrivSize))
+		})
+	}
+	a := h.nlmPeer("127.0.0.1:800", "hosta")
+	upcall(h.nlmPeer("10.1.1.1:700", "x"))
+	if st := a.lock(fh, 1, 0, 0, false, true, false); st != nlmDenied {
+		t.Fatalf("LOCK after a remote upcall: %d", st)
+	}
+	upcall(h.nlmPeer("127.0.0.1:700", "statd"))
+	if st := a.lock(fh, 1, 0, 0, false, true, false); st != nlmGranted {
+		t.Fatalf("LOCK after the local statd's upcall: %d", st)
+	}
+}
