@@ -20,6 +20,7 @@ type nlmPeer struct {
 	h    *harness
 	conn *Conn
 	name string
+	uid  uint32 // AUTH_SYS uid and gid of its calls
 }
 
 func (h *harness) nlmPeer(remote, name string) *nlmPeer {
@@ -33,7 +34,7 @@ func (p *nlmPeer) rpc(prog, vers, proc, acceptStat uint32, args func(e *xdr.Enco
 	h.t.Helper()
 	h.xid++
 	e := xdr.NewEncoder(256)
-	callHeader(e, h.xid, prog, vers, proc)
+	callHeaderAs(e, h.xid, prog, vers, proc, p.uid)
 	if args != nil {
 		args(e)
 	}
@@ -828,5 +829,50 @@ func TestNLMStatdUpcall(t *testing.T) {
 	upcall(h.nlmPeer("127.0.0.1:700", "statd"))
 	if st := a.lock(fh, 1, 0, 0, false, true, false); st != nlmGranted {
 		t.Fatalf("LOCK after the local statd's upcall: %d", st)
+	}
+}
+
+// TestNLMNeedsReadAccess: as knfsd (NFSD_MAY_LOCK), a lock needs read
+// access to the file or its ownership, with the call's credentials;
+// unlocking needs neither.
+func TestNLMNeedsReadAccess(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	h.write("g", []byte("data"))
+	fh := h.lookupFH("g")
+	p := filepath.Join(h.dir, "g")
+	if err := os.Chmod(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u := h.nlmPeer("127.0.0.1:800", "hostu")
+	u.uid = 1234
+	if st := u.lock(fh, 1, 0, 1, false, true, false); st != nlmFailed {
+		t.Fatalf("LOCK without read access: %d", st)
+	}
+	if st, _ := u.test(fh, 1, 0, 1, false); st != nlmFailed {
+		t.Fatalf("TEST without read access: %d", st)
+	}
+	if err := os.Chmod(p, 0o604); err != nil {
+		t.Fatal(err)
+	}
+	if st := u.lock(fh, 1, 0, 1, false, true, false); st != nlmGranted {
+		t.Fatalf("LOCK with read access: %d", st)
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st := u.unlock(fh, 1, 0, 1); st != nlmGranted {
+		t.Fatalf("UNLOCK without read access: %d", st)
+	}
+	if os.Getuid() == 0 {
+		if err := os.Chown(p, 1234, 1234); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o200); err != nil {
+			t.Fatal(err)
+		}
+		if st := u.lock(fh, 1, 0, 1, false, true, false); st != nlmGranted {
+			t.Fatalf("LOCK by the owner without read access: %d", st)
+		}
 	}
 }
