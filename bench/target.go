@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -20,6 +21,8 @@ type Target struct {
 	Export    string // path of the export from the server's root
 	LocalDir  string // the export's directory on this machine, if local
 	ServerPID int    // server process for CPU accounting; 0: unknown
+	// TLS, when set, makes the connections RPC-with-TLS (RFC 9289).
+	TLS *tls.Config
 
 	conns []*client.Client
 	pnfs  []*client.PNFS // one per connection with pNFS on (pnfs.go)
@@ -49,8 +52,8 @@ func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 	t.noDeleg = back && !cfg.BackChannel
 	for range cfg.Conns {
 		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: back, NoHoleFill: cfg.NoVerify,
-			ExchangeFlags: exchangeFlags(cfg.PNFS),
-			GraceWait:     cfg.GraceWait, OnGrace: func() {
+			ExchangeFlags: exchangeFlags(cfg.PNFS), TLS: t.TLS,
+			GraceWait: cfg.GraceWait, OnGrace: func() {
 				t.graceOnce.Do(func() { cfg.warn("server in grace period: waiting (%s, at most %v)", t.Label(), cfg.GraceWait) })
 			}})
 		if err != nil {
@@ -107,7 +110,7 @@ func (t *Target) wantBackChannel(ctx context.Context, cfg *Config) (bool, error)
 	case cfg.PNFS != PNFSAuto:
 		return false, nil
 	}
-	c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: 1, ExchangeFlags: exchangeFlags(cfg.PNFS), GraceWait: cfg.GraceWait})
+	c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: 1, ExchangeFlags: exchangeFlags(cfg.PNFS), GraceWait: cfg.GraceWait, TLS: t.TLS})
 	if err != nil {
 		return false, err
 	}

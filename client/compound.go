@@ -100,6 +100,9 @@ func (c *Client) buildCall(xid, minor uint32, build BuildFunc) *xdr.Encoder {
 
 // buildCallAs is buildCall with another credential (see WithCred).
 func (c *Client) buildCallAs(xid, minor uint32, cred *Cred, build BuildFunc) *xdr.Encoder {
+	if c.gss != nil {
+		return c.gss.buildCall(xid, c.opts.Tag, minor, build)
+	}
 	e := xdr.NewEncoder(512)
 	encodeCallHeader(e, xid, cred)
 	npos := encodeCompoundHeader(e, c.opts.Tag, minor)
@@ -122,7 +125,7 @@ func (c *Client) RawCompound(ctx context.Context, minor uint32, build BuildFunc)
 	if err != nil {
 		return nil, err
 	}
-	return decodeCompound(rec, xid)
+	return c.decodeReply(rec, xid)
 }
 
 // RawCall sends record (an RPC message without record mark; the mark is

@@ -122,6 +122,9 @@ func (c *Client) waitGrace(since *time.Time) bool {
 }
 
 func (c *Client) compoundOnce(ctx context.Context, build BuildFunc, parse ParseFunc, s *sink) error {
+	if c.gss != nil {
+		s = nil // protected replies are checked whole, never placed
+	}
 	slot, seq, err := c.AcquireSlot(ctx)
 	if err != nil {
 		return err
@@ -171,7 +174,7 @@ func (c *Client) settleSlot(slot, seq, xid uint32, res result) (*Reply, error) {
 	if res.err != nil {
 		return nil, res.err
 	}
-	r, err := decodeCompound(res.rec, xid)
+	r, err := c.decodeReply(res.rec, xid)
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,9 @@ type ClientOptions struct {
 	// stable storage; without it (sync, the default) they are committed
 	// first, as knfsd's commit_metadata does.
 	Async bool
+	// XprtSec is the transport security a connection needs (xprtsec=);
+	// zero: any.
+	XprtSec XprtSec
 }
 
 // DefaultClientOptions are exports(5)'s defaults: ro, root_squash, secure,

@@ -27,6 +27,7 @@ func FuzzReadExports(f *testing.F) {
 		"/srv/b \\\n  *(rw,sync,no_subtree_check,insecure)\n",
 		"/x 2001:db8::/32(rw) [::1](ro)\n",
 		"/y *(rw,fsid=00000000-0000-0000-0000-000000000001)\n",
+		"/z 10.0.0.0/8(rw,xprtsec=tls:mtls) *(ro,xprtsec=mtls)\n",
 	} {
 		f.Add(s)
 	}

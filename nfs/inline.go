@@ -32,14 +32,20 @@ import (
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
-	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || cl.prog != nfs4.ProgramNFS {
+	cl, ok := decodeCall(&d)
+	if !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
+		return false
+	}
+	if cl.prog != nfs4.ProgramNFS && cl.prog != progMount {
 		return false // NLM and NSM calls may write the hosts file
+	}
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs4.NFSVersion {
+		return s.inline3(&cl, &d) // nfs3.go
 	}
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	sc := inlineScan{s: s}
-	var ok bool
 	for i := 0; i < n && d.Err() == nil; i++ {
 		info := lookupOp(d.Uint32())
 		if info == nil || info.flags&opInline == 0 && info.scan == nil {
@@ -221,7 +227,7 @@ func (s *Server) lookupCached(dir *node, name []byte) bool {
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
-	if _, ok := decodeCall(&d); !ok || d.Err() != nil {
+	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
 		return 0, 0, false
 	}
 	d.Opaque(maxTag)

@@ -62,6 +62,10 @@ type readSeg struct {
 	countPos int // position of the length field before the data, or -1
 	eofPos   int // position of the eof bool, or -1
 	off, n   int // where in the read's buffer, and how much
+
+	// count2Pos, when not 0, is a second count patched with countPos
+	// (NFSv3 READ's count before eof, nfs3_ops.go).
+	count2Pos int
 }
 
 // Reply is one RPC reply under construction. The engine gets one from
@@ -100,6 +104,7 @@ type Reply struct {
 	cmp     compound
 	extents []extent
 	xid     uint32
+	gss     gssReply // RPCSEC_GSS body protection, made in Complete (rpc_gss.go)
 }
 
 // NewReply returns an empty reply.
@@ -130,6 +135,7 @@ func (r *Reply) Reset() {
 		r.slot.abandon(r.slotSeq)
 	}
 	r.slot, r.sess, r.slotSeq, r.xid = nil, nil, 0, 0
+	r.gss = gssReply{}
 }
 
 // CompleteRead hands the engine's data for Reads[i] to the reply. data may be
@@ -154,6 +160,9 @@ func (r *Reply) CompleteRead(i int, data []byte) {
 		}
 		if avail < sg.n {
 			r.Enc.Patch(sg.countPos, uint32(avail))
+			if sg.count2Pos > 0 {
+				r.Enc.Patch(sg.count2Pos, uint32(avail))
+			}
 			r.Enc.Patch(sg.eofPos, 1)
 			sg.n = avail // what the slot's reply cache keeps
 		}

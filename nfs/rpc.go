@@ -11,6 +11,11 @@ type Cred struct {
 	Flavor   uint32
 	NGIDs    int
 	GIDs     [maxAuxGIDs]uint32
+	// Service is RPCSEC_GSS's (gssSvcNone, gssSvcInteg, gssSvcPriv) when
+	// Flavor is nfs4.AuthGSS, and Principal the Kerberos principal
+	// ("alice@REALM") the ids were mapped from (rpc_gss_cred.go).
+	Service   uint32
+	Principal string
 }
 
 const nobody = 65534
@@ -26,6 +31,12 @@ type call struct {
 	proc    uint32
 	cred    Cred
 	authErr uint32
+	// RPCSEC_GSS (rpc_gss.go): the credential, the end of the header its
+	// verifier's MIC covers, and the verifier.
+	gss      gssCred
+	hdrEnd   int
+	verfFlav uint32
+	verf     []byte
 }
 
 // decodeCall reads an RPC call header. ok is false when the record is not a
@@ -42,8 +53,9 @@ func decodeCall(d *xdr.Decoder) (c call, ok bool) {
 	c.proc = d.Uint32()
 	flavor := d.Uint32()
 	body := d.Opaque(nfs4.MaxAuthBytes)
-	d.Uint32() // verifier flavor
-	d.Opaque(nfs4.MaxAuthBytes)
+	c.hdrEnd = d.Offset()
+	c.verfFlav = d.Uint32()
+	c.verf = d.Opaque(nfs4.MaxAuthBytes)
 	if d.Err() != nil {
 		c.authErr = nfs4.AuthBadCred
 		return c, true
@@ -53,6 +65,10 @@ func decodeCall(d *xdr.Decoder) (c call, ok bool) {
 	case nfs4.AuthNone:
 	case nfs4.AuthSys:
 		if !c.decodeAuthSys(body) {
+			c.authErr = nfs4.AuthBadCred
+		}
+	case nfs4.AuthGSS:
+		if !c.gss.decode(body) {
 			c.authErr = nfs4.AuthBadCred
 		}
 	default:

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/gss"
 	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 )
@@ -76,6 +77,19 @@ type Config struct {
 	// NFS keep their data there. nil: an ordinary server (EXCHANGE_ID
 	// answers USE_NON_PNFS).
 	DataServers DataServers
+	// IdmapDomain is the NFSv4 domain of owner strings ("user@domain";
+	// idmap.go). Empty: the host's DNS domain, else "localdomain".
+	IdmapDomain string
+	// IdmapNames sends names ("user@domain") rather than numeric owner
+	// strings to AUTH_SYS callers too (RPCSEC_GSS callers always get names).
+	IdmapNames bool
+	// Takeover, when set, makes the server the active metadata server of
+	// a cluster with a standby (standby.go): shared handle key, owner and
+	// layout ledger, and a lease on the role it serves only while valid.
+	Takeover *Takeover
+	// GSS accepts RPCSEC_GSS Kerberos contexts (rpc_gss.go); nil: only
+	// AUTH_SYS and AUTH_NONE.
+	GSS *gss.Acceptor
 	// NSMName is the server's name in NLM callbacks and in the SM_NOTIFY
 	// it sends after a restart (nsm.go): the name or address clients
 	// mounted it by. Empty: the host name.
@@ -132,6 +146,9 @@ type Conn struct {
 	calls  connCalls
 	addr   netip.Addr // Remote parsed once, for the exports' client specs
 	port   uint16
+	// Xprt is the connection's transport security (RPC-with-TLS), set by
+	// the engine before the first request; zero: plaintext.
+	Xprt XprtSec
 }
 
 var connIDs atomic.Uint64
@@ -166,9 +183,13 @@ type Server struct {
 
 	mds *mds // the metadata-server role (pnfs_mds.go); nil when off
 
+	sb standbyState // the active server of a cluster with a standby (standby.go)
+
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set
+	gss      *gssServer // RPCSEC_GSS contexts (rpc_gss.go); nil without Config.GSS
+	mounts   mountList  // MOUNT's DUMP list (mount3.go)
 }
 
 // NewServer checks the exports and returns a server.
@@ -208,13 +229,14 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.DataServers != nil {
 		s.mds = newMDS(cfg.DataServers)
 	}
-	key, err := loadHandleKey(cfg.StateDir)
+	key, err := s.handleKeyFor(cfg)
 	if err != nil {
 		return nil, err
 	}
 	s.fhKey = newHandleKey(key)
 	s.owner = serverOwner(key)
 	s.ids = newIDMapper(&cfg)
+	s.gss = newGSSServer(cfg.GSS, cfg.AnonUID, cfg.AnonGID)
 	tab, err := s.buildTable(cfg.Exports)
 	if err != nil {
 		return nil, err
@@ -251,6 +273,9 @@ func NewServer(cfg Config) (*Server, error) {
 		s.registerLayoutGauges(s.stats)
 		s.watchDataServers(cfg.DataServers)
 	}
+	if err := s.startTakeover(key); err != nil {
+		return nil, err
+	}
 	go s.reapLeases()
 	go s.sweepUnlinked(cfg.UnlinkSweep)
 	return s, nil
@@ -262,7 +287,7 @@ func (s *Server) MaxRecord() int { return s.cfg.MaxIO + 64<<10 }
 
 // Close releases cached file descriptors.
 func (s *Server) Close() {
-	close(s.stop)
+	s.halt()
 	s.files.closeAll()
 	for _, e := range s.table().exports {
 		e.close()
@@ -289,6 +314,10 @@ func (s *Server) root() *node {
 // Handle processes one RPC record. See Handler.
 func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 	rep.markPos = rep.Enc.Reserve()
+	if s.refusing() {
+		rep.Drop = true // deposed: standby.go
+		return
+	}
 	d := &rep.dec
 	d.Reset(rec)
 	call, ok := decodeCall(d)
@@ -302,18 +331,24 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 		return
 	}
 	rep.xid = call.xid
+	if call.cred.Flavor == nfs4.AuthGSS {
+		s.handleGSS(c, &call, d, rec, rep)
+		return
+	}
 	switch {
 	case call.rpcvers != nfs4.RPCVersion:
 		encodeRPCMismatch(rep.Enc, call.xid)
 	case call.authErr != nfs4.AuthOK:
 		encodeAuthError(rep.Enc, call.xid, call.authErr)
+	case call.prog == progMount || call.prog == nfs4.ProgramNFS && call.vers == nfs3Version:
+		s.handleV3(c, &call, d, rep) // nfs3.go, mount3.go
 	case call.prog == NLMProgram || call.prog == NSMProgram:
 		s.lockCall(c, &call, d, rep) // NFSv3 locking: nlm.go
 	case call.prog != nfs4.ProgramNFS:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProgUnavail)
 	case call.vers != nfs4.NFSVersion:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProgMismatch)
-		rep.Enc.Uint32(nfs4.NFSVersion)
+		rep.Enc.Uint32(nfs3Version)
 		rep.Enc.Uint32(nfs4.NFSVersion)
 	case call.proc == nfs4.ProcNull:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptSuccess)
@@ -330,6 +365,9 @@ func (s *Server) Complete(rep *Reply) {
 	s.countComplete(rep)
 	if rep.slot != nil {
 		s.state.finishSlot(rep)
+	}
+	if rep.gss.ctx != nil {
+		s.gssComplete(rep)
 	}
 }
 

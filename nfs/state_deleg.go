@@ -655,5 +655,5 @@ func (c *compound) breakDelegsOf(st *unix.Stat_t) nfs4.Status {
 	if n == nil {
 		return nfs4.OK
 	}
-	return c.s.breakDelegs(c.sess.client, n, true)
+	return c.s.breakDelegs(c.client(), n, true)
 }

@@ -97,6 +97,7 @@ func (t *stateTable) grantLayoutLocked(cl *client, n *node, sid nfs4.Stateid, io
 		cl.layouts[n.fileID()] = ls
 		f := t.fileLocked(n)
 		f.layouts = append(f.layouts, ls)
+		t.s.ledgerHeld(cl, n)
 	}
 	ls.seq++
 	ls.iomodes |= 1 << iomode
@@ -176,6 +177,7 @@ func (t *stateTable) dropLayoutLocked(ls *layoutState, fence bool) {
 	}
 	ls.fenced = fence
 	close(ls.gone)
+	t.s.ledgerReleased(ls)
 	if t.s.mds == nil {
 		return
 	}

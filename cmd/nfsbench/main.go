@@ -114,7 +114,12 @@ func parseFlags(name string, args []string) *options {
 	})
 	fs.IntVar(&o.repeat, "repeat", 1, "run the whole workload N times, the --compare order swapped every other time; the table shows medians, --json every run tagged rep=K")
 	fs.DurationVar(&o.cfg.GraceWait, "grace-wait", 5*time.Minute, "how long to wait out a server's grace period after its restart (OPEN/LOCK answered NFS4ERR_GRACE); 0: fail at once")
+	tf := tlsFlags(fs)
 	fs.Parse(args)
+	if err := tf.apply(o); err != nil {
+		fmt.Fprintln(os.Stderr, "nfsbench:", err)
+		os.Exit(2)
+	}
 	if o.main.Addr == "" {
 		fmt.Fprintln(os.Stderr, "nfsbench: --server is required")
 		os.Exit(2)

@@ -97,6 +97,7 @@ stop_pid() {
 stop_all() {
 	[[ -z ${WPID:-} ]] || kill "$WPID" 2>/dev/null || true
 	stop_pid "$MDS2_PID"
+	stop_pid "${MDS3_PID:-}"
 	stop_pid "$MDS_PID"
 	stop_pid "$G_PID"
 	stop_pid "$DS1_PID"
@@ -292,7 +293,7 @@ tshark_d() {
 
 # ---- the stages ----
 # E2E_PNFS_STAGES picks the stages (default "write read dsfail"; read needs
-# write).
+# write; "stripe" is opt-in).
 STAGES=" ${E2E_PNFS_STAGES:-write read dsfail} "
 [[ ${E2E_PNFS_DSFAIL:-1} == 1 ]] || STAGES=${STAGES/ dsfail / }
 has_stage() { [[ $STAGES == *" $1 "* ]]; }
@@ -435,6 +436,12 @@ if has_stage write && has_stage read; then
 	stop_pid "$MDS_PID"
 	MDS_PID=
 
+fi
+
+# ---- stage stripe (e2e-pnfs-stripe.sh): striping on, the 6.12 client through the MDS ----
+if has_stage stripe; then
+	# shellcheck source=e2e-pnfs-stripe.sh
+	. e2e/kernel/e2e-pnfs-stripe.sh
 fi
 
 # ---- stage 3: a data server dies ----
@@ -589,7 +596,7 @@ else
 fi
 
 times=
-for s in write read dsfail; do [[ -z ${STAGE_TIME[$s]:-} ]] || times+=" $s=${STAGE_TIME[$s]}s"; done
+for s in write read stripe dsfail; do [[ -z ${STAGE_TIME[$s]:-} ]] || times+=" $s=${STAGE_TIME[$s]}s"; done
 log "pNFS phase took $((SECONDS - T0))s (guest boots:$times)"
 if ((${#fails[@]})); then
 	{
@@ -606,4 +613,5 @@ what=
 has_stage write && what+="; write + read back, NFS ${VERS[*]}"
 has_stage write && has_stage read && what+="; MDS kill -9 + restart, a new client reads back"
 has_stage dsfail && what+="; a data server killed (--mirrors 2), NFS ${FVERS[*]}"
+has_stage stripe && what+="; --stripe-unit: the 6.12 client through the MDS, NFS ${VERS[*]}"
 echo "================ e2e (kernel client) PASSED: pNFS phase (flexible-files MDS over an nfsd-uring and an NFS-Ganesha data server$what) in $((SECONDS - T0))s ================"

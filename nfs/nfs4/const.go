@@ -29,9 +29,13 @@ const (
 	AuthBadVerf      = 3
 	AuthRejectedVerf = 4
 	AuthTooWeak      = 5
+	// RPCSEC_GSS's (RFC 2203 section 5.3.3.3).
+	AuthGSSCredProblem = 13
+	AuthGSSCtxProblem  = 14
 
 	AuthNone = 0
 	AuthSys  = 1
+	AuthGSS  = 6 // RPCSEC_GSS (RFC 2203)
 
 	ProgramNFS   = 100003
 	NFSVersion   = 4
