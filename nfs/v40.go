@@ -79,6 +79,8 @@ type v40State struct {
 	// seqMu orders the seqid ops of the client: the check of the
 	// seqid, the op and the recording of its reply are one step.
 	seqMu sync.Mutex
+	// conn is the callback connection (v40_callback.go).
+	conn *v40Conn
 	// settled: the client has done with reclaiming (v40Settle).
 	settled atomic.Bool
 }
@@ -561,7 +563,7 @@ func (t *stateTable) setclientid(c *compound, owner string, verf [8]byte, cb v40
 	// A new client, or a rebooted one (another verifier): a new record,
 	// unconfirmed; a rebooted client's old one goes at the confirm.
 	if !t.roomForClientLocked(addr) {
-		return 0, [8]byte{}, v40Callback{}, nfs4.ErrResource
+		return 0, [8]byte{}, v40Callback{}, nfs4.ErrDelay
 	}
 	cl := &client{
 		id: t.newClientID(), owner: owner, verifier: verf, principal: uid, addr: addr, csSeq: 1,
@@ -738,10 +740,6 @@ func opReleaseLockowner(c *compound) nfs4.Status {
 	return nfs4.OK
 }
 
-// probe40 starts the CB_NULL probe of cl's callback path
-// (v40_callback.go); until it answers, cl gets no delegation.
-func (s *Server) probe40(cl *client) {}
-
 // forget40Locked forgets what the state table keeps of a 4.0 client
 // going away.
 func (t *stateTable) forget40Locked(cl *client) {
@@ -752,5 +750,10 @@ func (t *stateTable) forget40Locked(cl *client) {
 	for other := range cl.v40.closed {
 		t.closed40.Delete(other)
 	}
+	vc := cl.v40.conn
+	cl.v40.conn = nil
 	cl.v40.mu.Unlock()
+	if vc != nil {
+		vc.close()
+	}
 }
