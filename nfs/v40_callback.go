@@ -94,9 +94,23 @@ func (s *Server) probe40(cl *client) {
 	cb := v.cb
 	from := cl.addr
 	v.mu.Unlock()
-	go s.dial40(cl, cb, from)
+	// The probe is pending from now: an OPEN right after the confirm
+	// waits for it (cbUp) rather than find no callback path yet.
+	b := &v.sess.cb
+	done := make(chan struct{})
+	b.mu.Lock()
+	b.probeGen++
+	b.probeDone = done
+	b.probe.Store(probePending)
+	b.mu.Unlock()
+	go func() {
+		defer close(done)
+		s.dial40(cl, cb, from)
+	}()
 }
 
+// dial40 connects to cl's callback address and probes it, returning once
+// the probe has its answer.
 func (s *Server) dial40(cl *client, cb v40Callback, from netip.Addr) {
 	sess := cl.v40.sess
 	ap, err := parseUaddr(cb.netid, cb.uaddr)
@@ -136,6 +150,10 @@ func (s *Server) dial40(cl *client, cb v40Callback, from netip.Addr) {
 	}
 	sess.initBack(0, cb.prog, cb.sec, true)
 	sess.bindBack(conn)
+	sess.cb.mu.Lock()
+	probed := sess.cb.probeDone
+	sess.cb.mu.Unlock()
+	<-probed
 }
 
 // replaceConn40 makes vc cl's callback connection, closing the one
