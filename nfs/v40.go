@@ -141,7 +141,13 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 	var sid nfs4.Stateid
 	switch c.opNum(info) {
 	case nfs4.OpOpen:
-		id = decodeOpen(&d).clientID
+		a := decodeOpen(&d)
+		if d.Err() == nil {
+			if s := openArgs40(&a); s != nfs4.OK {
+				return s
+			}
+		}
+		id = a.clientID
 	case nfs4.OpLock:
 		a := decodeLock(&d)
 		if a.newLockOwner {
@@ -186,6 +192,19 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 		return s
 	}
 	c.bind40(cl)
+	return nfs4.OK
+}
+
+// openArgs40 refuses what OPEN4args of 4.0 cannot hold: 4.1's claims and
+// EXCLUSIVE4_1 are not arms of its unions (NFS4ERR_BADXDR), and the
+// share_access want bits are 4.1's (NFS4ERR_INVAL, as knfsd).
+func openArgs40(a *openArgs) nfs4.Status {
+	if a.claim > nfs4.ClaimDelegatePrev || (a.create && a.createMode == nfs4.CreateExclusive41) {
+		return nfs4.ErrBadXDR
+	}
+	if a.access&^nfs4.ShareAccessBoth != 0 {
+		return nfs4.ErrInval
+	}
 	return nfs4.OK
 }
 
