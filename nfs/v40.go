@@ -50,7 +50,7 @@ func init() {
 	v40(nfs4.OpSetclientid, opSetclientid, opModifies, max(8+verifierLen, 2*opaqueMax), argsOf(decodeSetclientid))
 	v40(nfs4.OpSetclientidConfirm, opSetclientidConfirm, opModifies, 0, fixedArgs(decodeSetclientidConfirm))
 	v40(nfs4.OpRenew, opRenew, 0, 0, fixedArgs(decodeClientidArgs))
-	v40(nfs4.OpOpenConfirm, opOpenConfirm, opNeedFH|opModifies|opSeqid|opUsesCurSid, stateidLen, fixedArgs(decodeOpenConfirm))
+	v40(nfs4.OpOpenConfirm, opOpenConfirm, opModifies|opSeqid|opUsesCurSid, stateidLen, fixedArgs(decodeOpenConfirm))
 	v40(nfs4.OpReleaseLockowner, opReleaseLockowner, opModifies, 0, argsOf(decodeLockOwner))
 	for _, op := range []uint32{nfs4.OpOpen, nfs4.OpOpenDowngrade, nfs4.OpClose, nfs4.OpLock, nfs4.OpLocku} {
 		opTable[op].flags |= opSeqid
@@ -696,6 +696,11 @@ func opOpenConfirm(c *compound) nfs4.Status {
 	a := decodeOpenConfirm(c.d)
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
+	}
+	// The current filehandle is checked here, not by the table (opNeedFH),
+	// as in 4.1 the op is NFS4ERR_NOTSUPP whatever the filehandle.
+	if c.cfh == nil {
+		return nfs4.ErrNofilehandle
 	}
 	if c.sess == nil || c.sess.client.v40 == nil {
 		return nfs4.ErrBadStateid
