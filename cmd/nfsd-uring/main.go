@@ -127,6 +127,7 @@ func run() error {
 	nsmName := flag.String("nsm-name", "", "this server's name in NLM lock callbacks and the SM_NOTIFY it sends NFSv3 clients after a restart: the name or address clients mount it by (default: the host name)")
 	statdPort := flag.Int("statd-port", 0, "UDP port for NSM (clients' statd) and NLM datagrams, registered with rpcbind; 0: any free port, -1: none")
 	rpcbindOn := flag.Bool("rpcbind", true, "register NFS 3 and 4 and MOUNT 3 with the local rpcbind at start and unregister at exit (none running: a log line)")
+	keytab := flag.String("keytab", defaultKeytab, "Kerberos keytab for RPCSEC_GSS (sec=krb5, krb5i, krb5p): tickets for its nfs/HOST@REALM principals are accepted; the default one missing leaves Kerberos off; empty: off")
 	var ps pnfsSettings
 	flag.Var(&ps.servers, "data-server", "make the server a pNFS flexible-files metadata server whose files keep their data on this NFSv4.1+ data server, given as HOST:PORT[/PATH][,advertise=HOST:PORT] (repeatable): PATH is the directory there for the data files (default --ds-path; created if missing), advertise= the address clients are told; the data server's export must be no_root_squash for this server's address")
 	flag.IntVar(&ps.mirrors, "mirrors", 1, "with --data-server: data servers holding each file (each a full copy)")
@@ -204,7 +205,11 @@ func run() error {
 	}
 	defer role.close()
 	sb.adjust(&role, *stateDir)
-	srv, err := nfs.NewServer(nfs.Config{DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
+	gssAcc, err := loadGSS(*keytab, flagGiven("keytab"), log)
+	if err != nil {
+		return err
+	}
+	srv, err := nfs.NewServer(nfs.Config{GSS: gssAcc, DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxClientsPerAddress: *maxClientsAddr, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
 		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats,
