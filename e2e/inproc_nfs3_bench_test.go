@@ -81,7 +81,11 @@ func TestNFS3ReadCPU(t *testing.T) {
 	}
 	phases := []phase{{"4KiB", 4 << 10, 5000, true}, {"1MiB", 1 << 20, 384, false}}
 	for _, ph := range phases {
-		for round := 0; round < 2; round++ { // the first round warms up
+		// Rounds alternate the versions; the first warms up, and each
+		// version's least CPU of the others is reported (the machine may
+		// be shared).
+		best3, best4 := time.Duration(1<<62), time.Duration(1<<62)
+		for round := 0; round < 4; round++ {
 			var v3cpu, v4cpu time.Duration
 			// NFSv3.
 			vs := make([]*v3conn, conns)
@@ -144,16 +148,19 @@ func TestNFS3ReadCPU(t *testing.T) {
 			for _, v := range vs {
 				v.c.Close()
 			}
-			if round == 0 {
-				continue
+			if round > 0 {
+				best3, best4 = min(best3, v3cpu), min(best4, v4cpu)
 			}
+		}
+		{
+			v3cpu, v4cpu := best3, best4
 			n := float64(conns * ph.ops)
 			if ph.rand {
-				t.Logf("%s %s READ server CPU: v3 %.2f us/op, v4.2 %.2f us/op (%d ops each)", eng, ph.name,
+				t.Logf("%s %s READ server CPU: v3 %.2f us/op, v4.2 %.2f us/op (%d ops each, least of 3 rounds)", eng, ph.name,
 					float64(v3cpu.Microseconds())/n, float64(v4cpu.Microseconds())/n, int(n))
 			} else {
 				gib := n * float64(ph.count) / (1 << 30)
-				t.Logf("%s %s READ server CPU: v3 %.3f s/GiB, v4.2 %.3f s/GiB (%.1f GiB each)", eng, ph.name,
+				t.Logf("%s %s READ server CPU: v3 %.3f s/GiB, v4.2 %.3f s/GiB (%.1f GiB each, least of 3 rounds)", eng, ph.name,
 					v3cpu.Seconds()/gib, v4cpu.Seconds()/gib, gib)
 			}
 		}
