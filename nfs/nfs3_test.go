@@ -658,18 +658,27 @@ func fuzzCall(prog, vers, proc uint32, build func(e *xdr.Encoder)) []byte {
 	return e.AppendTo(nil)
 }
 
-// fuzzV3 runs one fuzzed record against a fresh server holding a file, a
-// directory and a symlink: it must not panic, and any reply must be a
-// well-formed record (harness.record checks the mark).
-func fuzzV3(t *testing.T, rec []byte) {
-	h := newHarness(t)
-	h.write("f", []byte("hello"))
-	os.Mkdir(filepath.Join(h.dir, "d"), 0o755)
-	os.Symlink("f", filepath.Join(h.dir, "l"))
-	_, root := h.mount3("/")
-	e := xdr.NewEncoder(80)
-	e.Opaque(root)
-	h.record(bytes.ReplaceAll(rec, fhMagic, e.AppendTo(nil)))
+// fuzzV3 returns the fuzz function: each record goes to one server (made
+// once, holding a file, a directory and a symlink) with fhMagic replaced by
+// its root handle; it must not panic, and any reply must be a well-formed
+// record (harness.record checks the mark).
+func fuzzV3(f *testing.F) func(t *testing.T, rec []byte) {
+	dir := f.TempDir()
+	s, err := NewServer(Config{Exports: []Export{{Path: dir}}, StateDir: f.TempDir()})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(s.Close)
+	return func(t *testing.T, rec []byte) {
+		h := &harness{t: t, s: s, conn: NewConn("192.0.2.7:600"), dir: dir}
+		h.write("f", []byte("hello"))
+		os.Mkdir(filepath.Join(dir, "d"), 0o755)
+		os.Symlink("f", filepath.Join(dir, "l"))
+		_, root := h.mount3("/")
+		e := xdr.NewEncoder(80)
+		e.Opaque(root)
+		h.record(bytes.ReplaceAll(rec, fhMagic, e.AppendTo(nil)))
+	}
 }
 
 func FuzzNFS3(f *testing.F) {
@@ -693,7 +702,7 @@ func FuzzNFS3(f *testing.F) {
 			e.Uint32(4096)
 		}))
 	}
-	f.Fuzz(fuzzV3)
+	f.Fuzz(fuzzV3(f))
 }
 
 func FuzzMount(f *testing.F) {
@@ -703,7 +712,7 @@ func FuzzMount(f *testing.F) {
 		}
 	}
 	f.Add(fuzzCall(progMount, 1, mountMnt, func(e *xdr.Encoder) { e.String("/") }))
-	f.Fuzz(fuzzV3)
+	f.Fuzz(fuzzV3(f))
 }
 
 // TestNFS3DRC: a retransmitted REMOVE (same xid, same arguments) gets the
