@@ -231,6 +231,22 @@ func TestPNFSStripedClient(t *testing.T) {
 	if back := readAllMDS(t, ctx, old, of, len(want)); !bytes.Equal(back, want) {
 		t.Fatal("after truncating and growing, the read differs")
 	}
+	// DEALLOCATE across stripe units punches every stripe's part.
+	const hole, holeLen = stripeSU/2 + 3, 2*stripeSU + 100
+	if err := old.Fallocate(ctx, nfs4.OpDeallocate, of.FH, of.Stateid, hole, holeLen); err != nil {
+		t.Fatal(err)
+	}
+	clear(want[hole : hole+holeLen])
+	if back := readAllMDS(t, ctx, old, of, len(want)); !bytes.Equal(back, want) {
+		t.Fatal("after DEALLOCATE, the read differs")
+	}
+	if err := old.Fallocate(ctx, nfs4.OpAllocate, of.FH, of.Stateid, 0, uint64(len(want))+stripeSU); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, make([]byte, stripeSU)...)
+	if back := readAllMDS(t, ctx, old, of, len(want)); !bytes.Equal(back, want) {
+		t.Fatal("after ALLOCATE past the end, the read differs")
+	}
 	if err := old.CloseFile(ctx, of.FH, of.Stateid); err != nil {
 		t.Fatal(err)
 	}
