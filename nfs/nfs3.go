@@ -250,6 +250,8 @@ func ProcName(prog, vers, proc uint32) string {
 		return nfs3ProcNames[proc]
 	case prog == progMount && proc < uint32(len(mountProcNames)):
 		return mountProcNames[proc]
+	case prog == NLMProgram || prog == NSMProgram:
+		return lockProcName(prog, vers, proc) // nlm_xdr.go
 	case prog == nfs4.ProgramNFS && vers == nfs4.NFSVersion && proc <= nfs4.ProcCompound:
 		return [...]string{"NULL", "COMPOUND"}[proc]
 	}
@@ -263,6 +265,10 @@ func ProgramName(prog uint32) string {
 		return "nfs"
 	case progMount:
 		return "mount"
+	case NLMProgram:
+		return "nlm"
+	case NSMProgram:
+		return "nsm"
 	}
 	return strconv.Itoa(int(prog))
 }

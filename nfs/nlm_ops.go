@@ -10,28 +10,32 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// call answers one NLM4 call into e. It returns false, having encoded
-// nothing, when the arguments do not decode (GARBAGE_ARGS).
-func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool {
+// call answers one NLM4 call into e and returns the status to count it
+// under. It returns "", having encoded nothing, when the arguments do not
+// decode (GARBAGE_ARGS).
+func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) string {
 	proc := cl.proc
+	status := "OK"
 	switch {
 	case proc == nlmProcNull:
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	case proc >= nlmProcTest && proc <= nlmProcGranted || proc == nlmProcNMLock:
 		a := decodeNLMArgs(proc, d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		stat, hd := n.run(c, cl.cred, proc, &a)
+		status = nlmStatName(stat)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 		encodeNLMRes(e, a.cookie, stat, hd)
 	case proc >= nlmProcTestMsg && proc <= nlmProcGrantMsg:
 		// Asynchronous NLM: the result goes back as a _RES call.
 		a := decodeNLMArgs(proc, d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		stat, hd := n.run(c, cl.cred, proc-(nlmProcTestMsg-nlmProcTest), &a)
+		status = nlmStatName(stat)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 		if c.addr.IsValid() {
 			cookie := bytes.Clone(a.cookie)
@@ -43,7 +47,7 @@ func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool 
 		cookie := d.Opaque(nlmMaxNetobj)
 		stat := d.Uint32() // TEST_RES's holder that may follow is of no use
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		if proc == nlmProcGrantRes {
 			n.grantRes(cookie, stat)
@@ -52,9 +56,10 @@ func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool 
 	case proc == nlmProcShare || proc == nlmProcUnshare:
 		a := decodeNLMShare(d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		stat := n.share(c, cl.cred, proc, &a)
+		status = nlmStatName(stat)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 		e.Opaque(a.cookie)
 		e.Uint32(stat)
@@ -67,7 +72,7 @@ func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool 
 		state := d.Int32()
 		d.Fixed(nsmPrivSize)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		if c.addr.IsLoopback() {
 			n.rebooted(&Conn{}, string(name), state)
@@ -76,14 +81,15 @@ func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool 
 	case proc == nlmProcFreeAll:
 		a := decodeNLMNotify(d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		n.freeAll(c, a.name)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	default:
 		encodeAccepted(e, cl.xid, nfs4.AcceptProcUnavail)
+		status = "PROC_UNAVAIL"
 	}
-	return true
+	return status
 }
 
 // encodeNLMRes writes nlm4_res, or nlm4_testres with hd (TEST).

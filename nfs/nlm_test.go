@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -187,6 +188,25 @@ func TestNLMLockTestUnlock(t *testing.T) {
 	a.rpc(NLMProgram, NLMVersion, 19, nfs4.AcceptProcUnavail, nil)
 	a.rpc(NLMProgram, NLMVersion, nlmProcNull, nfs4.AcceptSuccess, nil)
 	a.rpc(NSMProgram, NSMVersion, nsmProcNull, nfs4.AcceptSuccess, nil)
+
+	// Counted per procedure and status (nfsd_uring_procedures_total).
+	want := map[metrics.ProcKey]bool{
+		{Prog: NLMProgram, Vers: NLMVersion, Proc: nlmProcLock, Status: "LCK_GRANTED"}:  true,
+		{Prog: NLMProgram, Vers: NLMVersion, Proc: nlmProcLock, Status: "LCK_DENIED"}:   true,
+		{Prog: NLMProgram, Vers: NLMVersion, Proc: nlmProcLock, Status: "GARBAGE_ARGS"}: true,
+		{Prog: NLMProgram, Vers: 1, Proc: nlmProcLock, Status: "PROG_MISMATCH"}:         true,
+		{Prog: NLMProgram, Vers: NLMVersion, Proc: 19, Status: "PROC_UNAVAIL"}:          true,
+		{Prog: NSMProgram, Vers: NSMVersion, Proc: nsmProcNull, Status: "OK"}:           true,
+	}
+	for _, pc := range h.s.stats.ProcCounts() {
+		delete(want, pc.ProcKey)
+	}
+	if len(want) != 0 {
+		t.Fatalf("not counted: %v", want)
+	}
+	if ProcName(NLMProgram, NLMVersion, nlmProcFreeAll) != "FREE_ALL" || ProgramName(NSMProgram) != "nsm" {
+		t.Fatal("names")
+	}
 }
 
 // TestNLMConflictsWithV4Locks: one lock table. An NFSv4 lock keeps an NLM
