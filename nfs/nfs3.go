@@ -2,6 +2,7 @@ package nfs
 
 import (
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -166,6 +167,23 @@ func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 		s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "PROC_UNAVAIL")
 		return
 	}
+	var key drcKey
+	cached := drcProc(cl.proc)
+	if cached {
+		key = drcKeyOf(conn, cl.xid, cl.proc, d.Rest())
+		replay, running := s.v3.drc.start(key, time.Now())
+		switch {
+		case running:
+			rep.Drop = true // the first is still running: the client sends it again
+			s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "DRC_IN_PROGRESS")
+			return
+		case replay != nil:
+			rep.Enc.Fixed(replay)
+			s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "DRC_REPLAY")
+			return
+		}
+	}
+	start := rep.Enc.Pos()
 	encodeAccepted(rep.Enc, cl.xid, nfs4.AcceptSuccess)
 	rep.bodyPos = rep.Enc.Pos()
 	c := s.newCall(conn, cl, d, rep)
@@ -174,8 +192,14 @@ func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 		rep.Enc.Truncate(rep.bodyPos - 4)
 		rep.Enc.Uint32(nfs4.AcceptGarbageArgs)
 		rep.Reads, rep.segs = rep.Reads[:0], rep.segs[:0]
+		if cached {
+			s.v3.drc.forget(key)
+		}
 		s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "GARBAGE_ARGS")
 		return
+	}
+	if cached {
+		s.v3.drc.done(key, rep.Enc.Header()[start:]) // no file data: all header bytes
 	}
 	s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, nfs3StatName(st))
 }

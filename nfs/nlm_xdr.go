@@ -35,6 +35,7 @@ const (
 	nlmProcCancelRes = 13
 	nlmProcUnlockRes = 14
 	nlmProcGrantRes  = 15
+	nlmProcNSMNotify = 16 // Linux's private upcall from the local statd (nlm_reboot)
 	nlmProcShare     = 20
 	nlmProcUnshare   = 21
 	nlmProcNMLock    = 22

@@ -87,8 +87,9 @@ e2e_kernel() {
 # nfs_layout_flexfiles: the pNFS phase's layout driver. The client asks for
 # it with request_module("nfs-layouttype4-4") at the first layout (fs/nfs/
 # pnfs.c find_pnfs_driver), which needs modprobe and a module tree the
-# initramfs does not have, so it is loaded up front like the others.
-E2E_MODULES=(virtio_net nfsv4 nfs_layout_flexfiles)
+# initramfs does not have, so it is loaded up front like the others; so is
+# nfsv3 (vers=3 mounts: "NFS: Version unavailable" without it).
+E2E_MODULES=(virtio_net nfsv4 nfs_layout_flexfiles nfsv3)
 
 # e2e_initramfs OUT: build a gzip'd newc initramfs with static busybox, the
 # guest init script and the decompressed modules (in load order).
