@@ -374,6 +374,18 @@ func TestCreateWithACL(t *testing.T) {
 	if got, want := getfacl(t, filepath.Join(f.dir, "cf")), "user::rw-,user:1000:rw-,group::r--,mask::rw-,other::---"; got != "" && got != want {
 		t.Fatalf("ACL of the created file: %s, want %s", got, want)
 	}
+	// EXCLUSIVE4_1 takes it too (suppattr_exclcreat lists acl, as knfsd).
+	xf, err := c.OpenWith(ctx, root, &client.OpenArgs{Access: nfs4.ShareAccessBoth, Name: "xf", Create: true,
+		CreateMode: nfs4.CreateExclusive41, Verifier: [nfs4.VerifierSize]byte{1, 2, 3},
+		Attrs: &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrMode, nfs4.AttrACL), Mode: 0o600,
+			ACL: parseACEs(t, "A::OWNER@:rwa", "A::1000:r", "A::GROUP@:", "A::EVERYONE@:")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.CloseFile(ctx, xf.FH, xf.Stateid)
+	if got, want := getfacl(t, filepath.Join(f.dir, "xf")), "user::rw-,user:1000:r--,group::---,mask::r--,other::---"; got != "" && got != want {
+		t.Fatalf("ACL of the EXCLUSIVE4_1 file: %s, want %s", got, want)
+	}
 	// An unmappable ACL fails the create and leaves nothing behind.
 	if _, err := c.Create(ctx, root, nfs4.NF4DIR, "bad", "", &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrACL), ACL: parseACEs(t, "U::EVERYONE@:r")}); !client.IsStatus(err, nfs4.ErrAttrnotsupp) {
 		t.Fatalf("CREATE with an audit ACE: %v, want NFS4ERR_ATTRNOTSUPP", err)

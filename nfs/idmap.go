@@ -33,9 +33,6 @@ import (
 // so a client repeating an unknown name does not reach the name service
 // each time.
 
-// authGSS is RPCSEC_GSS's flavor number (RFC 2203).
-const authGSS = 6
-
 const (
 	idmapCacheSize = 4096
 	idmapTTL       = 600 * time.Second
@@ -100,7 +97,7 @@ func (m *idNames) Domain() string { return m.domain }
 // useNames reports whether a caller of flavor gets names rather than
 // numeric strings.
 func (m *idNames) useNames(flavor uint32) bool {
-	return m != nil && (m.names || flavor == authGSS)
+	return m != nil && (m.names || flavor == nfs4.AuthGSS)
 }
 
 // defaultIdmapDomain is nfsidmap's default: the host's DNS domain (the

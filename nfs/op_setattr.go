@@ -221,7 +221,7 @@ func chmodFD(fd int, path string, mode uint32) error {
 
 // exclcreatAttrs can come with an EXCLUSIVE4_1 create. The times are not
 // among them: they hold the create verifier, as in the kernel server.
-var exclcreatAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner, nfs4.AttrOwnerGroup)
+var exclcreatAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner, nfs4.AttrOwnerGroup, nfs4.AttrACL)
 
 func opSetattr(c *compound) nfs4.Status {
 	sid := nfs4.DecodeStateid(c.d)
