@@ -26,6 +26,9 @@ var rpcPrograms = []rpcProgram{
 	{prog: 100005, vers: 3, mountd: true},
 }
 
+// rpcbindAddr is the portmapper registered with (tests point it elsewhere).
+var rpcbindAddr = rpcbind.DefaultAddr
+
 // startV3 serves MOUNT on its own port when mountdPort is not 0 (it is
 // always served on the NFS port too) and registers rpcPrograms with the
 // local rpcbind when register is set. No rpcbind running is one log line,
@@ -59,7 +62,7 @@ func startV3(log *slog.Logger, srv *nfs.Server, opts engine.Options, nfsAddr *ne
 	if !register {
 		return stop, nil
 	}
-	pm := &rpcbind.Client{}
+	pm := &rpcbind.Client{Addr: rpcbindAddr}
 	var done []rpcbind.Mapping
 	for _, p := range rpcPrograms {
 		m := rpcbind.Mapping{Prog: p.prog, Vers: p.vers, Prot: rpcbind.IPProtoTCP, Port: port}
