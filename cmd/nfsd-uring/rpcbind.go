@@ -26,8 +26,9 @@ var rpcPrograms = []rpcProgram{
 	{prog: 100005, vers: 3, mountd: true},
 }
 
-// rpcbindAddr is the portmapper registered with (tests point it elsewhere).
-var rpcbindAddr = rpcbind.DefaultAddr
+// rpcbindAddr and rpcbindSocket are the portmapper registered with (tests
+// point them elsewhere).
+var rpcbindAddr, rpcbindSocket = rpcbind.DefaultAddr, rpcbind.DefaultSocket
 
 // startV3 serves MOUNT on its own port when mountdPort is not 0 (it is
 // always served on the NFS port too) and registers rpcPrograms with the
@@ -62,7 +63,7 @@ func startV3(log *slog.Logger, srv *nfs.Server, opts engine.Options, nfsAddr *ne
 	if !register {
 		return stop, nil
 	}
-	pm := &rpcbind.Client{Addr: rpcbindAddr}
+	pm := &rpcbind.Client{Addr: rpcbindAddr, Socket: rpcbindSocket}
 	var done []rpcbind.Mapping
 	for _, p := range rpcPrograms {
 		m := rpcbind.Mapping{Prog: p.prog, Vers: p.vers, Prot: rpcbind.IPProtoTCP, Port: port}

@@ -24,9 +24,10 @@ func TestMountdPort(t *testing.T) {
 	}
 	defer srv.Close()
 	closed, _ := net.Listen("tcp", "127.0.0.1:0")
-	rpcbindAddr = closed.Addr().String()
+	saved, savedSock := rpcbindAddr, rpcbindSocket
+	rpcbindAddr, rpcbindSocket = closed.Addr().String(), "-"
 	closed.Close()
-	defer func() { rpcbindAddr = "127.0.0.1:111" }()
+	defer func() { rpcbindAddr, rpcbindSocket = saved, savedSock }()
 	free, _ := net.Listen("tcp", "127.0.0.1:0")
 	port := free.Addr().(*net.TCPAddr).Port
 	free.Close()
