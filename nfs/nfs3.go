@@ -152,7 +152,11 @@ func (s *Server) inline3(cl *call, d *xdr.Decoder) bool {
 		return false
 	}
 	switch cl.proc {
-	case nfs3Read, nfs3Getattr, nfs3Access:
+	case nfs3Read:
+		if s.state.dl.writes.Load() > 0 {
+			return false // it may wait for a delegation's recall (proc3Read)
+		}
+	case nfs3Getattr, nfs3Access:
 	default:
 		return false
 	}
