@@ -224,8 +224,12 @@ func (s *Server) lookupCached(dir *node, name []byte) bool {
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
-	if _, ok := decodeCall(&d); !ok || d.Err() != nil {
+	cl, ok := decodeCall(&d)
+	if !ok || d.Err() != nil {
 		return 0, 0, false
+	}
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs4.NFSVersion {
+		return writeAlign3(&cl, &d) // nfs3.go
 	}
 	d.Opaque(maxTag)
 	d.Uint32()
