@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/engine"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -455,4 +457,32 @@ func TestNFS3Libnfs(t *testing.T) {
 			t.Fatalf("v%s nfs-cp down: %d bytes, want %d", vers, len(got), len(data))
 		}
 	}
+}
+
+// TestNFS3ReadRecallsWriteDelegation: an NFSv3 READ of a file another
+// client holds a write delegation on recalls it first (the holder's
+// cached writes come back before the data is read), as a WRITE does.
+func TestNFS3ReadRecallsWriteDelegation(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := context.Background()
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	root4 := makeFile(t, a, "f")
+	fa, err := a.Open(ctx, root4, "f", nfs4.ShareAccessBoth)
+	if err != nil || fa.Open.Deleg != nfs4.DelegateWrite {
+		t.Fatalf("open: %v, delegation %v", err, fa)
+	}
+	v := dialV3(t, addr)
+	_, root := v.mount("/")
+	_, fh := v.lookup(root, "f")
+	for end := time.Now().Add(10 * time.Second); ; {
+		st, _, _ := v.read(fh, 0, 10)
+		if st == nfs3OK {
+			break
+		}
+		if st != 10008 || time.Now().After(end) { // NFS3ERR_JUKEBOX while it is recalled
+			t.Fatalf("READ: %d", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitRecalls(t, a, 1)
 }

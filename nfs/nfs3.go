@@ -152,12 +152,30 @@ func (s *Server) inline3(cl *call, d *xdr.Decoder) bool {
 		return false
 	}
 	switch cl.proc {
-	case nfs3Read, nfs3Getattr, nfs3Access:
+	case nfs3Read:
+		if s.state.dl.writes.Load() > 0 {
+			return false // it may wait for a delegation's recall (proc3Read)
+		}
+	case nfs3Getattr, nfs3Access:
 	default:
 		return false
 	}
 	n, known := s.knownHandle(d.Opaque(nfs3Max))
 	return d.Err() == nil && known && n != nil && n.hasOpenFD()
+}
+
+// writeAlign3 is WriteAlign for an NFSv3 WRITE: its data follows the
+// handle, offset, count, stable and the data's length.
+func writeAlign3(cl *call, d *xdr.Decoder) (dataOff int, fileOff uint64, ok bool) {
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs3Version || cl.proc != nfs3Write {
+		return 0, 0, false
+	}
+	d.Opaque(nfs3Max)
+	fileOff = d.Uint64()
+	d.Uint32() // count
+	d.Uint32() // stable
+	d.Uint32() // the data's length
+	return d.Offset(), fileOff, d.Err() == nil
 }
 
 // handleNFS3 serves one NFSv3 call (program 100003 version 3).

@@ -760,3 +760,26 @@ func TestNFS3DRC(t *testing.T) {
 		t.Fatalf("%d entries", n)
 	}
 }
+
+// TestNFS3WriteAlign: the engine finds a v3 WRITE's payload, to place it
+// for O_DIRECT as it does a v4 WRITE's.
+func TestNFS3WriteAlign(t *testing.T) {
+	e := xdr.NewEncoder(256)
+	callHeader(e, 1, nfs4.ProgramNFS, 3, nfs3Write)
+	e.Opaque(make([]byte, 56))
+	e.Uint64(8192)
+	e.Uint32(4096)
+	e.Uint32(0)
+	e.Uint32(4096)
+	head := e.AppendTo(nil)
+	off, foff, ok := WriteAlign(head)
+	if !ok || off != len(head) || foff != 8192 {
+		t.Fatalf("WriteAlign = %d, %d, %v; want %d, 8192, true", off, foff, ok, len(head))
+	}
+	e = xdr.NewEncoder(256)
+	callHeader(e, 1, nfs4.ProgramNFS, 3, nfs3Read)
+	e.Opaque(make([]byte, 56))
+	if _, _, ok := WriteAlign(e.AppendTo(nil)); ok {
+		t.Fatal("WriteAlign of a READ")
+	}
+}
