@@ -123,7 +123,7 @@ func TestLocalSocket(t *testing.T) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.calls) != 2 || f.calls[1][0] != procSet || f.calls[1][4] != 20048 {
+	if len(f.calls) != 1 || f.calls[0][0] != procSet || f.calls[0][4] != 20048 {
 		t.Fatalf("calls %v", f.calls)
 	}
 }
