@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -20,6 +21,8 @@ type Target struct {
 	Export    string // path of the export from the server's root
 	LocalDir  string // the export's directory on this machine, if local
 	ServerPID int    // server process for CPU accounting; 0: unknown
+	// TLS, when set, makes the connections RPC-with-TLS (RFC 9289).
+	TLS *tls.Config
 
 	conns []*client.Client
 	pnfs  []*client.PNFS // one per connection with pNFS on (pnfs.go)
@@ -29,6 +32,7 @@ type Target struct {
 	noDeleg   bool
 	dir       []byte    // handle of the benchmark directory
 	graceOnce sync.Once // "server in grace period" is said once
+	v3        *v3Target // --vers 3 (nfs3.go)
 }
 
 // Label is the target's name in output.
@@ -42,6 +46,9 @@ func (t *Target) Label() string {
 // Connect opens n connections (one session each) and finds or makes the
 // benchmark directory sub under the export.
 func (t *Target) Connect(ctx context.Context, cfg *Config) error {
+	if cfg.Vers == 3 {
+		return t.connect3(ctx, cfg) // nfs3.go
+	}
 	back, err := t.wantBackChannel(ctx, cfg)
 	if err != nil {
 		return dialError(t.Addr, err)
@@ -49,9 +56,9 @@ func (t *Target) Connect(ctx context.Context, cfg *Config) error {
 	t.noDeleg = back && !cfg.BackChannel
 	for range cfg.Conns {
 		c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: uint32(cfg.Depth) + 1, BackChannel: back, NoHoleFill: cfg.NoVerify,
-			ExchangeFlags: exchangeFlags(cfg.PNFS),
-			Krb5:          cfg.Krb5,
-			GraceWait:     cfg.GraceWait, OnGrace: func() {
+			ExchangeFlags: exchangeFlags(cfg.PNFS), TLS: t.TLS,
+			Krb5:      cfg.Krb5,
+			GraceWait: cfg.GraceWait, OnGrace: func() {
 				t.graceOnce.Do(func() { cfg.warn("server in grace period: waiting (%s, at most %v)", t.Label(), cfg.GraceWait) })
 			}})
 		if err != nil {
@@ -86,6 +93,9 @@ const graceProbe = ".nfsbench-grace-probe"
 // waits out (Config.GraceWait), so that no phase's time includes the
 // wait.
 func (t *Target) awaitGrace(ctx context.Context) error {
+	if t.v3 != nil {
+		return nil // NFSv3 has no grace period for I/O
+	}
 	c := t.conns[0]
 	f, err := t.openFile(ctx, c, t.dir, graceProbe, true, 0o600)
 	if err != nil {
@@ -108,7 +118,7 @@ func (t *Target) wantBackChannel(ctx context.Context, cfg *Config) (bool, error)
 	case cfg.PNFS != PNFSAuto:
 		return false, nil
 	}
-	c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: 1, ExchangeFlags: exchangeFlags(cfg.PNFS), GraceWait: cfg.GraceWait, Krb5: cfg.Krb5})
+	c, err := client.Dial(ctx, t.Addr, client.Options{UID: cfg.UID, GID: cfg.GID, Slots: 1, ExchangeFlags: exchangeFlags(cfg.PNFS), GraceWait: cfg.GraceWait, TLS: t.TLS, Krb5: cfg.Krb5})
 	if err != nil {
 		return false, err
 	}
@@ -132,6 +142,10 @@ func (t *Target) openFile(ctx context.Context, c *client.Client, dir []byte, nam
 
 // Close ends every connection.
 func (t *Target) Close() {
+	if t.v3 != nil {
+		t.v3.close()
+		t.v3 = nil
+	}
 	t.closePNFS()
 	for _, c := range t.conns {
 		c.Close()

@@ -42,6 +42,8 @@ type Attrs struct {
 	Ctime           Time // time_metadata
 	Mtime           Time
 	MountedOnFileid uint64
+	ACL             []ACE  // acl (acl.go)
+	ACLSupport      uint32 // aclsupport
 }
 
 // attribute value shapes, for decoding attributes we only skip.
@@ -148,6 +150,10 @@ func (a *Attrs) decodeOne(n int, d *xdr.Decoder) bool {
 		a.Mtime = decodeTime(d)
 	case nfs4.AttrMountedOnFileid:
 		a.MountedOnFileid = d.Uint64()
+	case nfs4.AttrACL:
+		a.ACL = DecodeACL(d)
+	case nfs4.AttrACLSupport:
+		a.ACLSupport = d.Uint32()
 	default:
 		return skipAttr(attrKinds[n], d)
 	}
@@ -226,6 +232,10 @@ func (a *Attrs) encodeOne(n int, e *xdr.Encoder) {
 		e.Uint32(t.Nsec)
 	case nfs4.AttrMountedOnFileid:
 		e.Uint64(a.MountedOnFileid)
+	case nfs4.AttrACL:
+		EncodeACL(e, a.ACL)
+	case nfs4.AttrACLSupport:
+		e.Uint32(a.ACLSupport)
 	default:
 		panic(fmt.Sprintf("client: EncodeFattr cannot encode attribute %d", n))
 	}

@@ -8,6 +8,7 @@ package client
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -61,6 +62,14 @@ type Options struct {
 	// EXCHGID4_FLAG_USE_NON_PNFS. A pNFS client sends
 	// EXCHGID4_FLAG_USE_PNFS_MDS (RFC 8881 section 13.1).
 	ExchangeFlags uint32
+	// ImplDomain and ImplName are the implementation id EXCHANGE_ID
+	// sends; both empty: the package's (client.ImplDomain, ImplName).
+	// Tests set them to look like another client ("kernel.org",
+	// "Linux 6.12.0 ...").
+	ImplDomain, ImplName string
+	// TLS, when set, makes Dial speak RPC-with-TLS (RFC 9289: the
+	// AUTH_TLS probe, then TLS 1.3 on the connection; see StartTLS).
+	TLS *tls.Config
 	// Krb5, when set, makes every call RPCSEC_GSS with Kerberos
 	// (client/gss.go): a context is made at Dial, before EXCHANGE_ID.
 	Krb5 *Krb5
@@ -131,6 +140,11 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	conn, err := nd.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
+	}
+	if opts.TLS != nil {
+		if conn, err = dialTLS(ctx, conn, addr, opts.TLS); err != nil {
+			return nil, err
+		}
 	}
 	c, err := NewConn(ctx, conn, opts)
 	if err != nil {

@@ -23,12 +23,35 @@ type ExchangeIDRes struct {
 
 // EncodeExchangeID writes EXCHANGE_ID with SP4_NONE and no implementation id.
 func EncodeExchangeID(e *xdr.Encoder, verifier [nfs4.VerifierSize]byte, owner string, flags uint32) {
+	EncodeExchangeIDImpl(e, verifier, owner, flags, "", "")
+}
+
+// ImplDomain and ImplName are the implementation id (nfs_impl_id4) the
+// client sends in EXCHANGE_ID unless Options say otherwise. An
+// nfsd-uring metadata server gives striped pNFS layouts only to clients
+// whose id says they take them (this client does: client/pnfs.go).
+const (
+	ImplDomain = "nfsd-uring.dev"
+	ImplName   = "nfsd-uring client"
+)
+
+// EncodeExchangeIDImpl is EncodeExchangeID with an implementation id
+// (eia_client_impl_id) of domain and name; none when both are empty.
+func EncodeExchangeIDImpl(e *xdr.Encoder, verifier [nfs4.VerifierSize]byte, owner string, flags uint32, domain, name string) {
 	e.Uint32(nfs4.OpExchangeID)
 	e.Fixed(verifier[:])
 	e.String(owner)
 	e.Uint32(flags)
 	e.Uint32(nfs4.SP4None)
-	e.Uint32(0) // eia_client_impl_id<1>
+	if domain == "" && name == "" {
+		e.Uint32(0) // eia_client_impl_id<1>
+		return
+	}
+	e.Uint32(1)
+	e.String(domain)
+	e.String(name)
+	e.Int64(0) // nii_date: not given
+	e.Uint32(0)
 }
 
 // DecodeExchangeIDRes reads EXCHANGE_ID4resok.
@@ -64,7 +87,11 @@ func (c *Client) ExchangeID(ctx context.Context) (ExchangeIDRes, error) {
 		if flags == 0 {
 			flags = nfs4.ExchgIDUseNonPNFS
 		}
-		EncodeExchangeID(e, verf, c.opts.Owner, flags)
+		dom, name := c.opts.ImplDomain, c.opts.ImplName
+		if dom == "" && name == "" {
+			dom, name = ImplDomain, ImplName
+		}
+		EncodeExchangeIDImpl(e, verf, c.opts.Owner, flags, dom, name)
 		return 1
 	})
 	if err != nil {

@@ -58,10 +58,12 @@ func TestRPCHeaderErrors(t *testing.T) {
 			u(nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess)},
 		{"rpc version 3", func(x uint32) []byte { return rpcHeader(x, 3, nfs4.ProgramNFS, 4, 0) },
 			u(nfs4.MsgReply, nfs4.MsgDenied, nfs4.RejectRPCMismatch, 2, 2)},
-		{"unknown program", func(x uint32) []byte { return rpcHeader(x, 2, 100005, 3, 0) },
+		{"unknown program", func(x uint32) []byte { return rpcHeader(x, 2, 100099, 3, 0) },
 			u(nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptProgUnavail)},
-		{"NFS version 3", func(x uint32) []byte { return rpcHeader(x, 2, nfs4.ProgramNFS, 3, 0) },
-			u(nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptProgMismatch, 4, 4)},
+		{"NFS version 2", func(x uint32) []byte { return rpcHeader(x, 2, nfs4.ProgramNFS, 2, 0) },
+			u(nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptProgMismatch, 3, 4)},
+		{"NFS version 3 NULL", func(x uint32) []byte { return rpcHeader(x, 2, nfs4.ProgramNFS, 3, 0) },
+			u(nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess)},
 		{"unknown procedure", func(x uint32) []byte { return rpcHeader(x, 2, nfs4.ProgramNFS, 4, 7) },
 			u(nfs4.MsgReply, nfs4.MsgAccepted, 0, 0, nfs4.AcceptProcUnavail)},
 	}
@@ -342,7 +344,7 @@ func TestForgedHandleTail(t *testing.T) {
 func TestMinorVersions(t *testing.T) {
 	f := startServer(t)
 	c := dial(t, f)
-	for _, minor := range []uint32{0, 3, 100} {
+	for _, minor := range []uint32{3, 100} {
 		r, err := c.RawCompound(ctxT(t), minor, func(e *xdr.Encoder) int {
 			client.EncodePutrootfh(e)
 			return 1

@@ -207,6 +207,7 @@ type conn struct {
 
 func (p *Portable) newConn(nc net.Conn) *conn {
 	c := &conn{p: p, nc: nc, st: nfs.NewConn(nc.RemoteAddr().String())}
+	c.st.Xprt = xprtOf(nc).sec
 	c.stats = p.opts.Metrics.Shard(c.st.ID)
 	c.fcond.L = &c.fmu
 	c.asm = assembler{max: p.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, hold: p.budget.hold(c.shutdown)}

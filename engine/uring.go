@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -140,7 +141,7 @@ func (e *Uring) Serve(ln net.Listener) error {
 			}
 			return err
 		}
-		remote := nc.RemoteAddr().String()
+		remote, x := nc.RemoteAddr().String(), xprtOf(nc)
 		if !e.gate.enter(e.opts.Logger, remote) {
 			nc.Close()
 			continue
@@ -152,7 +153,7 @@ func (e *Uring) Serve(ln net.Listener) error {
 			continue
 		}
 		l := e.loops[int(e.next.Add(1))%len(e.loops)]
-		l.postConn(fd, remote)
+		l.postConn(fd, remote, x)
 	}
 }
 
@@ -161,22 +162,24 @@ func (e *Uring) Serve(ln net.Listener) error {
 // it (it tries MSG_DONTWAIT and then polls), but a blocking descriptor
 // means io_uring never returns EAGAIN to us.
 func detach(nc net.Conn) (int, error) {
-	tc, ok := nc.(*net.TCPConn)
+	tc, ok := nc.(syscall.Conn) // TCP, or an rpctls socketpair end
 	if !ok {
 		nc.Close()
-		return -1, fmt.Errorf("not a TCP connection: %T", nc)
+		return -1, fmt.Errorf("not a socket: %T", nc)
 	}
-	tc.SetNoDelay(true)
+	if t, ok := nc.(interface{ SetNoDelay(bool) error }); ok {
+		t.SetNoDelay(true)
+	}
 	rc, err := tc.SyscallConn()
 	if err != nil {
-		tc.Close()
+		nc.Close()
 		return -1, err
 	}
 	fd := -1
 	cerr := rc.Control(func(s uintptr) {
 		fd, err = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
 	})
-	tc.Close()
+	nc.Close()
 	if cerr != nil {
 		return -1, cerr
 	}

@@ -24,6 +24,7 @@ type uconn struct {
 	st   *nfs.Conn
 	asm  assembler
 
+	ktls      bool // kernel TLS: no MSG_WAITALL, no zero-copy send
 	recvArmed bool
 	paused    bool // receiving stopped by flow control
 	eof       bool // the peer will send no more
@@ -40,13 +41,14 @@ type uconn struct {
 	inWire    int
 }
 
-func (l *loop) addConn(fd int, remote string) {
+func (l *loop) addConn(fd int, remote string, x xprtInfo) {
 	if l.stopping {
 		unix.Close(fd)
 		l.e.gate.leave()
 		return
 	}
-	c := &uconn{l: l, fd: fd, st: nfs.NewConn(remote)}
+	c := &uconn{l: l, fd: fd, st: nfs.NewConn(remote), ktls: x.ktls}
+	c.st.Xprt = x.sec
 	c.asm = assembler{max: l.e.h.MaxRecord(), pool: &recPool, place: writePayloadIndex, direct: c.handleDirect,
 		hold: l.e.budget.hold(func() { l.postClose(c) })}
 	c.st.SetSender(func(rec [][]byte) error { return l.postSend(c, rec) })

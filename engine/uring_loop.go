@@ -95,6 +95,7 @@ type outCall struct {
 type newConn struct {
 	fd     int
 	remote string
+	x      xprtInfo
 }
 
 // startLoop starts loop i and waits until its ring is set up on its thread.
@@ -316,7 +317,7 @@ func (l *loop) armWake() {
 // wake flag saves an eventfd write per item while the loop is busy: it is
 // cleared before the inbox is drained, so an item added after the drain
 // started always writes again.
-func (l *loop) postConn(fd int, remote string) {
+func (l *loop) postConn(fd int, remote string, x xprtInfo) {
 	l.mu.Lock()
 	if l.stopReq {
 		l.mu.Unlock()
@@ -324,7 +325,7 @@ func (l *loop) postConn(fd int, remote string) {
 		l.e.gate.leave()
 		return
 	}
-	l.inConns = append(l.inConns, newConn{fd, remote})
+	l.inConns = append(l.inConns, newConn{fd, remote, x})
 	l.mu.Unlock()
 	l.notify()
 }
@@ -439,7 +440,7 @@ func (l *loop) onWake(c ring.CQE) {
 	l.inConns, l.inReqs, l.inSends = nil, nil, nil
 	l.mu.Unlock()
 	for _, nc := range conns {
-		l.addConn(nc.fd, nc.remote)
+		l.addConn(nc.fd, nc.remote, nc.x)
 	}
 	for _, r := range reqs {
 		r.onHandled()

@@ -266,7 +266,7 @@ func (r *ureq) finish() {
 // head request's slot names the send; c.inWire counts the replies in it.
 func (c *uconn) sendNext() {
 	head := c.sendQ[0]
-	zc := c.l.e.opts.SendZC && !c.l.e.noZC.Load() && head.charge >= zcMin
+	zc := c.l.e.opts.SendZC && !c.l.e.noZC.Load() && head.charge >= zcMin && !c.ktls
 	head.iov = head.iov[:0]
 	c.inWire = 0
 	for _, r := range c.sendQ {
@@ -292,7 +292,7 @@ func (c *uconn) sendNext() {
 	} else {
 		// MSG_WAITALL lets io_uring retry a partial send itself; onSend
 		// still copes with short results.
-		s.PrepSendmsg(c.fd, &head.msg, unix.MSG_NOSIGNAL|unix.MSG_WAITALL)
+		s.PrepSendmsg(c.fd, &head.msg, sendFlags(c.ktls))
 	}
 	s.UserData = ud(kSend, 0, head.slot)
 	c.sending = true

@@ -64,6 +64,9 @@ type ClientOptions struct {
 	// Sec is the security flavours accepted, in the order SECINFO lists
 	// them (sec=; the zero value is sys alone).
 	Sec SecList
+	// XprtSec is the transport security a connection needs (xprtsec=);
+	// zero: any.
+	XprtSec XprtSec
 }
 
 // DefaultClientOptions are exports(5)'s defaults: ro, root_squash, secure,

@@ -449,6 +449,10 @@ func applyOption(o *ClientOptions, w *exportWide, opt string) error {
 		}
 		w.fsid = v
 		return nil
+	case "xprtsec":
+		x, err := parseXprtSec(v)
+		o.XprtSec = x
+		return err
 	case "sec":
 		l, err := ParseSec(v)
 		if err != nil {
@@ -507,6 +511,9 @@ func formatOptions(o ClientOptions, e Export) string {
 	out = append(out, map[bool]string{true: "insecure", false: "secure"}[o.Insecure])
 	out = append(out, map[bool]string{true: "async", false: "sync"}[o.Async])
 	out = append(out, fmt.Sprintf("anonuid=%d", o.AnonUID), fmt.Sprintf("anongid=%d", o.AnonGID), "sec="+o.Sec.String())
+	if o.XprtSec != 0 {
+		out = append(out, "xprtsec="+o.XprtSec.String())
+	}
 	if e.FSID != "" {
 		out = append(out, "fsid="+e.FSID)
 	}

@@ -28,6 +28,7 @@ func FuzzReadExports(f *testing.F) {
 		"/x 2001:db8::/32(rw) [::1](ro)\n",
 		"/y *(rw,fsid=00000000-0000-0000-0000-000000000001)\n",
 		"/k 10.0.0.0/8(rw,sec=krb5p:krb5i) *(ro,sec=sys:krb5)\n",
+		"/z 10.0.0.0/8(rw,xprtsec=tls:mtls) *(ro,xprtsec=mtls)\n",
 	} {
 		f.Add(s)
 	}

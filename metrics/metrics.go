@@ -167,6 +167,8 @@ type Set struct {
 	mu     sync.Mutex
 	loops  []*Loop
 	gauges []Gauge
+
+	procTab procCounts // CountProc (procs.go)
 }
 
 // Cause is why a connection or record was refused by a limit.

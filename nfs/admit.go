@@ -105,6 +105,9 @@ func (c *compound) admit(e *export) nfs4.Status {
 	if !o.Insecure && !c.conn.reservedPort() {
 		return nfs4.ErrPerm
 	}
+	if !o.XprtSec.Allows(c.conn.xprt()) {
+		return nfs4.ErrWrongsec
+	}
 	return nfs4.OK
 }
 

@@ -119,7 +119,7 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 	statusPos := e.Reserve()
 	e.Opaque(tag)
 	countPos := e.Reserve()
-	if minor < 1 || minor > 2 {
+	if minor > 2 {
 		e.Patch(statusPos, uint32(nfs4.ErrMinorVersMismatch))
 		return true
 	}
@@ -163,6 +163,9 @@ func (c *compound) gate(info *opInfo, i int) nfs4.Status {
 	if info == nil || info.minor > c.minor {
 		return nfs4.ErrOpIllegal
 	}
+	if c.minor == 0 {
+		return c.gate40(info) // v40.go
+	}
 	f := info.flags
 	if i == 0 {
 		if f&opFirstOnly != 0 || (f&opSessionless != 0 && c.nops == 1) {
@@ -184,6 +187,8 @@ func (c *compound) gate(info *opInfo, i int) nfs4.Status {
 		// a session it has (knfsd's nfs41_check_op_ordering; pynfs EID1b,
 		// CSESS2).
 		return nfs4.ErrNotOnlyOp
+	case f&opV40Only != 0:
+		return nfs4.ErrNotsupp // RFC 8881 section 18: MUST NOT in 4.1
 	}
 	return nfs4.OK
 }
@@ -223,7 +228,9 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) nfs4.Status {
 	if st == nfs4.OK {
 		c.keepResult = false
 		changer := c.beginChange(info) // state_deleg.go: inotify events it causes
-		if rsizeCheck != nil {
+		if c.minor == 0 || info.flags&opV40Only != 0 {
+			st = c.exec40(op, info, segs, bodyPos) // v40.go
+		} else if rsizeCheck != nil {
 			st = c.runChecked(op, info, segs)
 		} else {
 			st = info.run(c)

@@ -10,7 +10,7 @@ import (
 
 func TestMinorVersionZero(t *testing.T) {
 	h := newHarness(t)
-	for _, minor := range []uint32{0, 3} {
+	for _, minor := range []uint32{3, 100} {
 		d, st, n := h.compoundMinor(minor, 1, func(e *xdr.Encoder) { e.Uint32(nfs4.OpPutrootfh) })
 		if st != nfs4.ErrMinorVersMismatch || n != 0 || d.Remaining() != 0 {
 			t.Fatalf("minor %d: status %d, %d results", minor, st, n)

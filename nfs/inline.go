@@ -32,8 +32,8 @@ import (
 func (s *Server) Inline(rec []byte) bool {
 	var d xdr.Decoder
 	d.Reset(rec)
-	cl, isCall := decodeCall(&d)
-	if !isCall || d.Err() != nil {
+	cl, ok := decodeCall(&d)
+	if !ok || d.Err() != nil {
 		return false
 	}
 	skip, plain := cl.gssScanSkip()
@@ -41,11 +41,16 @@ func (s *Server) Inline(rec []byte) bool {
 		return false
 	}
 	d.Skip(skip)
+	if cl.prog != nfs4.ProgramNFS && cl.prog != progMount {
+		return false // NLM and NSM calls may write the hosts file
+	}
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs4.NFSVersion {
+		return s.inline3(&cl, &d) // nfs3.go
+	}
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	sc := inlineScan{s: s}
-	var ok bool
 	for i := 0; i < n && d.Err() == nil; i++ {
 		info := lookupOp(d.Uint32())
 		if info == nil || info.flags&opInline == 0 && info.scan == nil {
@@ -227,8 +232,8 @@ func (s *Server) lookupCached(dir *node, name []byte) bool {
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
-	cl, isCall := decodeCall(&d)
-	if !isCall || d.Err() != nil {
+	cl, ok := decodeCall(&d)
+	if !ok || d.Err() != nil {
 		return 0, 0, false
 	}
 	skip, plain := cl.gssScanSkip()
@@ -236,6 +241,9 @@ func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 		return 0, 0, false
 	}
 	d.Skip(skip)
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs4.NFSVersion {
+		return writeAlign3(&cl, &d) // nfs3.go
+	}
 	d.Opaque(maxTag)
 	d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 0)

@@ -191,7 +191,7 @@ func opGetattr(c *compound) nfs4.Status {
 		return s
 	}
 	c.delegAttrs(c.cfh, req, &st) // another client's write delegation (state_deleg.go)
-	c.s.encodeFattr(c.e, req, &attrSource{n: c.cfh, st: &st})
+	c.s.encodeFattr(c.e, req, &attrSource{n: c.cfh, st: &st, flavor: c.cred.Flavor})
 	return nfs4.OK
 }
 

@@ -147,7 +147,7 @@ func (c *compound) layoutget() nfs4.Status {
 		return s
 	}
 	l := c.s.layoutOf(n)
-	if l == nil {
+	if l == nil || !c.mayStripe(l) {
 		return nfs4.ErrLayoutUnavailable
 	}
 	mirrors, s := c.s.usableMirrors(l, a.iomode)
@@ -200,9 +200,11 @@ func (s *Server) usableMirrors(l *FileLayout, iomode uint32) ([]DSFile, nfs4.Sta
 		}
 	}
 	var out []DSFile
-	for _, m := range l.Mirrors {
-		if up[m.Device] {
-			out = append(out, m)
+	for m := range l.MirrorCount() {
+		// A striped mirror is usable only whole (pnfs_stripe.go).
+		row := l.Row(m)
+		if rowUp(row, up) {
+			out = append(out, row...)
 		} else if iomode == nfs4.LayoutIOModeRW {
 			return nil, nfs4.ErrLayoutUnavailable
 		}
@@ -229,8 +231,9 @@ const ffFlags = 0
 
 // encodeFFLayout writes ff_layout4 (RFC 8435 section 5.1) for mirrors of
 // l: one ff_mirror4 per mirror, each with one ff_data_server4 naming the
-// data file, the anonymous stateid (loose coupling: section 5.1, the DS
-// knows nothing of the MDS's state) and the synthetic ids as numeric
+// data file (one per stripe of a striped layout, pnfs_stripe.go), the
+// anonymous stateid (loose coupling: section 5.1, the DS knows nothing
+// of the MDS's state) and the synthetic ids as numeric
 // strings, as knfsd's flexfiles server sends its uid and gid. A RW
 // layout names the data file's owner (mode 0640: read and write); a READ
 // layout names readerUID with the file's group, so that its holder can
@@ -239,19 +242,23 @@ const ffFlags = 0
 func encodeFFLayout(l *FileLayout, mirrors []DSFile, iomode uint32) []byte {
 	e := xdr.NewEncoder(layoutBodyMax)
 	e.Uint64(l.StripeUnit)
-	e.Uint32(uint32(len(mirrors)))
+	e.Uint32(uint32(len(mirrors) / l.Stripes()))
 	uid := l.UID
 	if iomode == nfs4.LayoutIOModeRead {
 		uid = readerUID
 	}
 	user := strconv.FormatUint(uint64(uid), 10)
 	group := strconv.FormatUint(uint64(l.GID), 10)
+	w := l.Stripes()
+	rows := len(mirrors) / w
 	for i, m := range mirrors {
-		e.Uint32(1) // ffm_data_servers: one per mirror, no striping across servers
+		if i%w == 0 {
+			e.Uint32(uint32(w)) // ffm_data_servers: the mirror's stripes (pnfs_stripe.go)
+		}
 		e.Fixed(m.Device[:])
 		// ffds_efficiency: the Linux client reads from the mirror with
 		// the highest; the first mirror is the placement's first choice.
-		e.Uint32(uint32(len(mirrors) - i))
+		e.Uint32(uint32(rows - i/w))
 		nfs4.AnonStateid.Encode(e)
 		e.Uint32(1) // ffds_fh_vers: one handle
 		e.Opaque(m.FH)

@@ -100,6 +100,9 @@ func opCreate(c *compound) nfs4.Status {
 	if a.attrStatus != nfs4.OK {
 		return a.attrStatus
 	}
+	if s := c.resolveNewAttrs(&a.attrs); s != nfs4.OK {
+		return s
+	}
 	if a.typ == nfs4.NF4REG {
 		return nfs4.ErrBadtype
 	}
@@ -127,7 +130,7 @@ func opCreate(c *compound) nfs4.Status {
 		var st unix.Stat_t
 		ok := unix.Fstat(fd, &st) == nil
 		want := keptSetgid(mode, &st)
-		if ok && st.Mode&0o7777 == want || a.typ == nfs4.NF4LNK {
+		if ok && st.Mode&0o7777 == want || a.typ == nfs4.NF4LNK || inheritsACL(dir.fd) {
 			// The mode is already right (no umask in the way).
 			a.attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32)
 		} else {

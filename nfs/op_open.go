@@ -81,6 +81,9 @@ func opOpen(c *compound) nfs4.Status {
 	if a.create && a.attrStatus != nfs4.OK {
 		return a.attrStatus
 	}
+	if s := c.resolveNewAttrs(&a.attrs); a.create && s != nfs4.OK {
+		return s
+	}
 	// DENY_READ keeps others from reading: knfsd's do_open_permission
 	// asks NFSD_MAY_WRITE for it, so a read-only export refuses it and
 	// only a caller who may write the file may take it (issue 21
@@ -508,7 +511,7 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, nfs4.Status)
 	// and no other opener yet; an UNCHECKED open of an old file has not.
 	res.created = flags&unix.O_EXCL != 0 || st.Size == 0 && st.Ctim == st.Mtim
 	attrs := a.attrs
-	if attrs.mask.Has(nfs4.AttrMode) && st.Mode&0o7777 == attrs.mode {
+	if attrs.mask.Has(nfs4.AttrMode) && (st.Mode&0o7777 == attrs.mode || inheritsACL(dfd)) {
 		attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32) // already right (no umask)
 	}
 	if exclusive {

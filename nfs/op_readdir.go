@@ -165,7 +165,7 @@ func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) bool {
 		c.e.Uint32(0)
 		return true
 	}
-	c.s.encodeFattr(c.e, req, &attrSource{n: n, st: &st})
+	c.s.encodeFattr(c.e, req, &attrSource{n: n, st: &st, flavor: c.cred.Flavor})
 	return true
 }
 

@@ -72,16 +72,6 @@ func skipSSVParms(d *xdr.Decoder) {
 // maxSSVAlgs bounds the algorithm lists of an SP4_SSV EXCHANGE_ID.
 const maxSSVAlgs = 64
 
-func skipImplID(d *xdr.Decoder) {
-	n := d.ArrayLen(1, 4)
-	for i := 0; i < n; i++ {
-		d.Opaque(nfs4.OpaqueLimit)
-		d.Opaque(nfs4.OpaqueLimit)
-		d.Uint64()
-		d.Uint32()
-	}
-}
-
 func opExchangeID(c *compound) nfs4.Status {
 	d := c.d
 	var verf [8]byte
@@ -89,7 +79,7 @@ func opExchangeID(c *compound) nfs4.Status {
 	owner := d.Opaque(nfs4.OpaqueLimit)
 	flags := d.Uint32()
 	sp := decodeStateProtect(d)
-	skipImplID(d)
+	impl := decodeImplID(d)
 	// A zero-length co_ownerid names no client; knfsd's decoder refuses
 	// it (nfsd4_decode_opaque: nfserr_bad_xdr). Accepted, it made a
 	// client record the clients file could not hold (issue 21).
@@ -107,6 +97,7 @@ func opExchangeID(c *compound) nfs4.Status {
 	if st != nfs4.OK {
 		return st
 	}
+	c.s.state.setImplID(cl.id, impl)
 	e := c.e
 	e.Uint64(cl.id)
 	e.Uint32(cl.seq)

@@ -1,10 +1,6 @@
 package nfs
 
 import (
-	"os/user"
-	"strconv"
-	"strings"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -13,7 +9,7 @@ import (
 
 // settableAttrs are the attributes SETATTR and create operations accept.
 var settableAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner,
-	nfs4.AttrOwnerGroup, nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet)
+	nfs4.AttrOwnerGroup, nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet, nfs4.AttrACL)
 
 // newAttrs are the attributes decoded from a fattr4 sent by the client.
 type newAttrs struct {
@@ -22,6 +18,11 @@ type newAttrs struct {
 	mode         uint32
 	uid, gid     uint32
 	atime, mtime unix.Timespec
+	// ownerName and groupName are owner strings that are not numeric,
+	// mapped to uid and gid by resolveNewAttrs (acl_attr.go).
+	ownerName, groupName string
+	wireACL              []wireACE // the acl attribute as sent
+	aces                 []ace     // wireACL with its whos mapped (resolveNewAttrs)
 }
 
 // decodeNewAttrs reads a fattr4 for SETATTR, CREATE or OPEN. Unknown or
@@ -46,14 +47,21 @@ func decodeNewAttrs(d *xdr.Decoder) (newAttrs, nfs4.Status) {
 	if a.mask.Has(nfs4.AttrSize) {
 		a.size = v.Uint64()
 	}
+	if a.mask.Has(nfs4.AttrACL) {
+		// Before mode: fattr4 values come in attribute order.
+		a.wireACL, st = decodeACL(v)
+		if st == nfs4.OK && a.wireACL == nil {
+			a.wireACL = []wireACE{}
+		}
+	}
 	if a.mask.Has(nfs4.AttrMode) {
 		a.mode = v.Uint32() & 0o7777
 	}
-	if a.mask.Has(nfs4.AttrOwner) {
-		a.uid, st = parseOwner(v.String(1024), false)
+	if a.mask.Has(nfs4.AttrOwner) && st == nfs4.OK {
+		a.uid, a.ownerName, st = parseOwner(v.String(1024))
 	}
 	if a.mask.Has(nfs4.AttrOwnerGroup) && st == nfs4.OK {
-		a.gid, st = parseOwner(v.String(1024), true)
+		a.gid, a.groupName, st = parseOwner(v.String(1024))
 	}
 	if a.mask.Has(nfs4.AttrTimeAccessSet) {
 		a.atime = decodeSetTime(v)
@@ -80,26 +88,17 @@ func decodeSetTime(d *xdr.Decoder) unix.Timespec {
 	return unix.Timespec{Sec: sec, Nsec: int64(nsec)}
 }
 
-// parseOwner maps an owner string to an id: numeric ("1000", as the Linux
-// client sends with AUTH_SYS), or name[@domain] looked up locally.
-func parseOwner(b []byte, group bool) (uint32, nfs4.Status) {
-	s := string(b)
-	if id, err := strconv.ParseUint(s, 10, 32); err == nil {
-		return uint32(id), nfs4.OK
+// parseOwner reads an owner string: a numeric one ("1000", as the Linux
+// client sends with AUTH_SYS) is the id; any other is returned as name,
+// for resolveNewAttrs to map through the server's name mapping (idmap.go).
+func parseOwner(b []byte) (id uint32, name string, s nfs4.Status) {
+	if len(b) == 0 {
+		return 0, "", nfs4.ErrBadowner
 	}
-	name, _, _ := strings.Cut(s, "@")
-	if group {
-		if g, err := user.LookupGroup(name); err == nil {
-			if id, err := strconv.ParseUint(g.Gid, 10, 32); err == nil {
-				return uint32(id), nfs4.OK
-			}
-		}
-	} else if u, err := user.Lookup(name); err == nil {
-		if id, err := strconv.ParseUint(u.Uid, 10, 32); err == nil {
-			return uint32(id), nfs4.OK
-		}
+	if id, ok := numericID(string(b)); ok {
+		return id, "", nfs4.OK
 	}
-	return 0, nfs4.ErrBadowner
+	return 0, string(b), nfs4.OK
 }
 
 // applyAttrs sets a on the file open as fd (O_PATH is enough, except for
@@ -120,6 +119,9 @@ func applyAttrs(fd, wfd int, a *newAttrs) (nfs4.Bitmap, error) {
 		done.Set(nfs4.AttrMode)
 	}
 	if a.mask.Has(nfs4.AttrOwner) || a.mask.Has(nfs4.AttrOwnerGroup) {
+		if a.ownerName != "" || a.groupName != "" {
+			return done, statusErr(nfs4.ErrBadowner) // not mapped (resolveNewAttrs)
+		}
 		uid, gid := -1, -1
 		if a.mask.Has(nfs4.AttrOwner) {
 			uid = int(a.uid)
@@ -136,6 +138,13 @@ func applyAttrs(fd, wfd int, a *newAttrs) (nfs4.Bitmap, error) {
 		if gid >= 0 {
 			done.Set(nfs4.AttrOwnerGroup)
 		}
+	}
+	if a.mask.Has(nfs4.AttrACL) {
+		// After mode and owner, as knfsd's nfsd_setattr: the ACL wins.
+		if err := applyACL(fd, proc, a); err != nil {
+			return done, err
+		}
+		done.Set(nfs4.AttrACL)
 	}
 	if a.mask.Has(nfs4.AttrTimeAccessSet) || a.mask.Has(nfs4.AttrTimeModifySet) {
 		ts := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, {Nsec: unix.UTIME_OMIT}}
@@ -212,7 +221,7 @@ func chmodFD(fd int, path string, mode uint32) error {
 
 // exclcreatAttrs can come with an EXCLUSIVE4_1 create. The times are not
 // among them: they hold the create verifier, as in the kernel server.
-var exclcreatAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner, nfs4.AttrOwnerGroup)
+var exclcreatAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner, nfs4.AttrOwnerGroup, nfs4.AttrACL)
 
 func opSetattr(c *compound) nfs4.Status {
 	sid := nfs4.DecodeStateid(c.d)
@@ -226,6 +235,9 @@ func opSetattr(c *compound) nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
+	if s := c.resolveNewAttrs(&a); s != nfs4.OK {
+		return s
+	}
 	// Not the table's opNeedFH: this error result carries a bitmap too.
 	if c.cfh == nil {
 		return nfs4.ErrNofilehandle
@@ -237,8 +249,17 @@ func opSetattr(c *compound) nfs4.Status {
 	// RFC 8435 section 15: another client's layout must not outlive a
 	// change of who may use the file, or of its size.
 	if c.s.mds != nil && (a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) ||
-		a.mask.Has(nfs4.AttrOwnerGroup) || a.mask.Has(nfs4.AttrSize)) {
+		a.mask.Has(nfs4.AttrOwnerGroup) || a.mask.Has(nfs4.AttrSize) || a.mask.Has(nfs4.AttrACL)) {
 		if s := c.s.recallLayouts(c.client(), n); s != nfs4.OK {
+			return s
+		}
+	}
+	// So must another client's delegation (knfsd: notify_change and
+	// setxattr break delegations): its holder opens from its cache,
+	// checking access there, and would go on letting in users the new
+	// mode, owner or ACL keeps out.
+	if a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) || a.mask.Has(nfs4.AttrOwnerGroup) || a.mask.Has(nfs4.AttrACL) {
+		if s := c.s.breakDelegs(c.client(), n, true); s != nfs4.OK {
 			return s
 		}
 	}
@@ -271,7 +292,7 @@ func opSetattr(c *compound) nfs4.Status {
 	if a.mask.Has(nfs4.AttrSize) {
 		n.extent.changed()
 	}
-	if a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) || a.mask.Has(nfs4.AttrOwnerGroup) {
+	if a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) || a.mask.Has(nfs4.AttrOwnerGroup) || a.mask.Has(nfs4.AttrACL) {
 		n.forgetPerm() // the next READ checks against the new mode
 	}
 	c.e.Truncate(resPos)

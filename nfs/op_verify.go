@@ -71,7 +71,7 @@ func (c *compound) attrsSame() (bool, nfs4.Status) {
 		return false, s
 	}
 	e := xdr.NewEncoder(len(vals) + 64)
-	c.s.encodeFattr(e, req, &attrSource{n: c.cfh, st: &st})
+	c.s.encodeFattr(e, req, &attrSource{n: c.cfh, st: &st, flavor: c.cred.Flavor})
 	d := xdr.NewDecoder(e.Header())
 	got := nfs4.DecodeBitmap(d)
 	have := d.Opaque(maxVerifyAttrs)

@@ -39,7 +39,7 @@ type opInfo struct {
 
 type opFunc func(c *compound) nfs4.Status
 
-type opFlags uint16
+type opFlags uint32
 
 const (
 	// opSessionless: may come without SEQUENCE, as the COMPOUND's only op

@@ -105,13 +105,11 @@ func rsizeViolations() []string {
 	return out
 }
 
-// notImplemented are the ops answered NFS4ERR_NOTSUPP: NFSv4.0-only ones
-// (RFC 8881 section 18 forbids them in 4.1), directory delegations,
+// notImplemented are the ops answered NFS4ERR_NOTSUPP: directory delegations,
 // named attributes, SET_SSV, inter-server copy (COPY_NOTIFY), IO_ADVISE
 // and WRITE_SAME.
 var notImplemented = []uint32{
-	nfs4.OpOpenattr, nfs4.OpOpenConfirm,
-	nfs4.OpRenew, nfs4.OpSetclientid, nfs4.OpSetclientidConfirm, nfs4.OpReleaseLockowner,
+	nfs4.OpOpenattr,
 	nfs4.OpGetDirDelegation, nfs4.OpSetSSV,
 	nfs4.OpCopyNotify, nfs4.OpIOAdvise, nfs4.OpWriteSame,
 }
@@ -206,7 +204,7 @@ func TestOpTableWire(t *testing.T) {
 	h := newHarness(t)
 	h.session()
 	notsupp := map[uint32]bool{}
-	for _, op := range append(notImplemented, pnfsOps...) {
+	for _, op := range append(append(notImplemented, pnfsOps...), v40OnlyOps...) {
 		notsupp[op] = true
 	}
 	for _, minor := range []uint32{1, 2} {

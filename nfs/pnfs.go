@@ -60,6 +60,10 @@ type FileLayout struct {
 	// StripeUnit is ffl_stripe_unit; 0: no striping (one data file per
 	// mirror holds the whole file).
 	StripeUnit uint64
+	// Width is how many data servers each mirror stripes over
+	// (pnfs_stripe.go); 0 or 1: none. Mirrors then holds Width data
+	// files per mirror, mirror after mirror.
+	Width int
 }
 
 // DataServers is what the metadata-server role needs from its data
@@ -86,7 +90,10 @@ type DataServers interface {
 	// Remove removes l's data files.
 	Remove(ctx context.Context, l FileLayout) error
 	// ReadAt reads from the first mirror in service (the MDS serving a
-	// client that does not speak pNFS).
+	// client that does not speak pNFS). Of a striped layout it reads
+	// stripe unit by stripe unit, what a stripe's data file lacks as
+	// zeros (pnfs_stripe.go); SetSize, WriteAt and SpaceOps map onto the
+	// stripes likewise, Fence and Remove reach every data file.
 	ReadAt(ctx context.Context, l FileLayout, p []byte, off uint64) (n int, eof bool, err error)
 	// WriteAt writes p at off to every mirror, stably (FILE_SYNC).
 	WriteAt(ctx context.Context, l FileLayout, p []byte, off uint64) (n int, err error)

@@ -16,14 +16,19 @@ import (
 // lives.
 const layoutXattr = "trusted.nfsd-uring.layout"
 
-// layoutVersion is the first byte of an encoded layout. A decoder meeting
-// another version refuses the layout (the file is then served as one
-// without a layout would be, and the refusal logged): a layout it cannot
-// read must never be guessed at.
-const layoutVersion = 1
+// layoutVersion is the first byte of an encoded layout without striping;
+// layoutVersionStriped that of one with (pnfs_stripe.go). A decoder
+// meeting another version refuses the layout (the file is then served as
+// one without a layout would be, and the refusal logged): a layout it
+// cannot read must never be guessed at.
+const (
+	layoutVersion        = 1
+	layoutVersionStriped = 2
+)
 
-// maxMirrors bounds the mirrors of a stored layout; RFC 8435 sets no
-// limit, the Linux client handles up to 16 per layout (ff_layout_alloc_lseg).
+// maxMirrors bounds the data files of a stored layout (mirrors times
+// stripes); RFC 8435 sets no limit, the Linux client handles up to 16
+// mirrors per layout (ff_layout_alloc_lseg).
 const maxMirrors = 16
 
 // maxDataName bounds the data files' name (FileLayout.Name): dataName
@@ -31,29 +36,43 @@ const maxMirrors = 16
 const maxDataName = 128
 
 // layoutXattrMax bounds an encoded layout: version, uid, gid, stripe
-// unit, name, mirror count and per mirror a device id and a handle.
-const layoutXattrMax = 1 + 4 + 4 + 8 + 1 + maxDataName + 1 + maxMirrors*(nfs4.DeviceIDSize+1+nfs4.FHSize)
+// unit, name, width, mirror count and per data file a device id and a
+// handle.
+const layoutXattrMax = 1 + 4 + 4 + 8 + 1 + maxDataName + 1 + 1 + maxMirrors*(nfs4.DeviceIDSize+1+nfs4.FHSize)
 
 var errBadLayoutXattr = errors.New("nfs: malformed layout attribute")
 
-// encodeLayout writes l in the layoutXattr format (version 1):
+// encodeLayout writes l in the layoutXattr format. Version 1, a layout
+// without striping (Width 0 or 1):
 //
 //	version(1) uid(4) gid(4) stripe_unit(8) name_len(1) name(name_len)
 //	mirrors(1) { device_id(16) fh_len(1) fh(fh_len) } * mirrors
 //
-// all big-endian.
+// version 2, a striped one (Width 2 or more, a stripe unit):
+//
+//	version(2) uid(4) gid(4) stripe_unit(8) name_len(1) name(name_len)
+//	width(1) mirrors(1) { device_id(16) fh_len(1) fh(fh_len) } * mirrors*width
+//
+// data files mirror after mirror, all big-endian.
 func encodeLayout(l FileLayout) ([]byte, error) {
-	if len(l.Mirrors) == 0 || len(l.Mirrors) > maxMirrors || l.Name == "" || len(l.Name) > maxDataName {
+	if len(l.Mirrors) == 0 || len(l.Mirrors) > maxMirrors || l.Name == "" || len(l.Name) > maxDataName || !l.validStriping() {
 		return nil, errBadLayoutXattr
 	}
 	b := make([]byte, 0, layoutXattrMax)
-	b = append(b, layoutVersion)
+	if l.Striped() {
+		b = append(b, layoutVersionStriped)
+	} else {
+		b = append(b, layoutVersion)
+	}
 	b = binary.BigEndian.AppendUint32(b, l.UID)
 	b = binary.BigEndian.AppendUint32(b, l.GID)
 	b = binary.BigEndian.AppendUint64(b, l.StripeUnit)
 	b = append(b, byte(len(l.Name)))
 	b = append(b, l.Name...)
-	b = append(b, byte(len(l.Mirrors)))
+	if l.Striped() {
+		b = append(b, byte(l.Width))
+	}
+	b = append(b, byte(l.MirrorCount()))
 	for _, m := range l.Mirrors {
 		if len(m.FH) == 0 || len(m.FH) > nfs4.FHSize {
 			return nil, errBadLayoutXattr
@@ -66,13 +85,16 @@ func encodeLayout(l FileLayout) ([]byte, error) {
 }
 
 // decodeLayout reads what encodeLayout wrote, and refuses anything else:
-// another version, no mirror or too many, an empty or oversized handle,
-// bytes missing or left over. The result owns its memory.
+// another version, no mirror or too many data files, a striped layout
+// (version 2) with fewer than two stripes or no stripe unit, an empty or
+// oversized handle, bytes missing or left over. The result owns its
+// memory.
 func decodeLayout(b []byte) (FileLayout, error) {
 	var l FileLayout
-	if len(b) < 18 || b[0] != layoutVersion {
+	if len(b) < 18 || (b[0] != layoutVersion && b[0] != layoutVersionStriped) {
 		return l, errBadLayoutXattr
 	}
+	striped := b[0] == layoutVersionStriped
 	l.UID = binary.BigEndian.Uint32(b[1:])
 	l.GID = binary.BigEndian.Uint32(b[5:])
 	l.StripeUnit = binary.BigEndian.Uint64(b[9:])
@@ -83,7 +105,16 @@ func decodeLayout(b []byte) (FileLayout, error) {
 	}
 	l.Name = string(b[:nameLen])
 	b = b[nameLen:]
-	n := int(b[0])
+	width := 1
+	if striped {
+		width = int(b[0])
+		b = b[1:]
+		if width < 2 || l.StripeUnit == 0 || len(b) < 1 {
+			return FileLayout{}, errBadLayoutXattr
+		}
+		l.Width = width
+	}
+	n := int(b[0]) * width
 	if n == 0 || n > maxMirrors {
 		return FileLayout{}, errBadLayoutXattr
 	}

@@ -26,7 +26,8 @@ func TestLayoutXattrRoundTrip(t *testing.T) {
 	}
 	for name, bad := range map[string][]byte{
 		"empty":         nil,
-		"other version": append([]byte{2}, b[1:]...),
+		"other version": append([]byte{3}, b[1:]...),
+		"v1 as v2":      append([]byte{2}, b[1:]...),
 		"short":         b[:len(b)-1],
 		"trailing":      append(append([]byte(nil), b...), 0),
 		"no mirror":     append(append([]byte(nil), b[:17]...), 0),
@@ -46,7 +47,11 @@ func TestLayoutXattrRoundTrip(t *testing.T) {
 func FuzzLayoutXattr(f *testing.F) {
 	b, _ := encodeLayout(FileLayout{Name: "n", UID: 1, GID: 2, Mirrors: []DSFile{{Device: DeviceID{1}, FH: []byte("fh")}}})
 	f.Add(b)
+	b2, _ := encodeLayout(stripedLayout())
+	f.Add(b2)
+	f.Add(b2[:len(b2)-1])
 	f.Add([]byte{1})
+	f.Add([]byte{2})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		l, err := decodeLayout(in)

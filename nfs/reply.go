@@ -62,6 +62,10 @@ type readSeg struct {
 	countPos int // position of the length field before the data, or -1
 	eofPos   int // position of the eof bool, or -1
 	off, n   int // where in the read's buffer, and how much
+
+	// count2Pos, when not 0, is a second count patched with countPos
+	// (NFSv3 READ's count before eof, nfs3_ops.go).
+	count2Pos int
 }
 
 // Reply is one RPC reply under construction. The engine gets one from
@@ -156,6 +160,9 @@ func (r *Reply) CompleteRead(i int, data []byte) {
 		}
 		if avail < sg.n {
 			r.Enc.Patch(sg.countPos, uint32(avail))
+			if sg.count2Pos > 0 {
+				r.Enc.Patch(sg.count2Pos, uint32(avail))
+			}
 			r.Enc.Patch(sg.eofPos, 1)
 			sg.n = avail // what the slot's reply cache keeps
 		}

@@ -16,10 +16,10 @@ func TestRPCReplies(t *testing.T) {
 	}{
 		{"null", func(e *xdr.Encoder) { callHeader(e, 7, nfs4.ProgramNFS, 4, nfs4.ProcNull) },
 			[]uint32{7, 1, nfs4.MsgAccepted, 0, 0, nfs4.AcceptSuccess}},
-		{"prog unavail", func(e *xdr.Encoder) { callHeader(e, 7, 100005, 4, 0) },
+		{"prog unavail", func(e *xdr.Encoder) { callHeader(e, 7, 100099, 4, 0) },
 			[]uint32{7, 1, nfs4.MsgAccepted, 0, 0, nfs4.AcceptProgUnavail}},
-		{"prog mismatch", func(e *xdr.Encoder) { callHeader(e, 7, nfs4.ProgramNFS, 3, 0) },
-			[]uint32{7, 1, nfs4.MsgAccepted, 0, 0, nfs4.AcceptProgMismatch, 4, 4}},
+		{"prog mismatch", func(e *xdr.Encoder) { callHeader(e, 7, nfs4.ProgramNFS, 2, 0) },
+			[]uint32{7, 1, nfs4.MsgAccepted, 0, 0, nfs4.AcceptProgMismatch, 3, 4}},
 		{"proc unavail", func(e *xdr.Encoder) { callHeader(e, 7, nfs4.ProgramNFS, 4, 9) },
 			[]uint32{7, 1, nfs4.MsgAccepted, 0, 0, nfs4.AcceptProcUnavail}},
 		{"garbage args", func(e *xdr.Encoder) {

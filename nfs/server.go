@@ -77,9 +77,26 @@ type Config struct {
 	// NFS keep their data there. nil: an ordinary server (EXCHANGE_ID
 	// answers USE_NON_PNFS).
 	DataServers DataServers
+	// IdmapDomain is the NFSv4 domain of owner strings ("user@domain";
+	// idmap.go). Empty: the host's DNS domain, else "localdomain".
+	IdmapDomain string
+	// IdmapNames sends names ("user@domain") rather than numeric owner
+	// strings to AUTH_SYS callers too (RPCSEC_GSS callers always get names).
+	IdmapNames bool
+	// Takeover, when set, makes the server the active metadata server of
+	// a cluster with a standby (standby.go): shared handle key, owner and
+	// layout ledger, and a lease on the role it serves only while valid.
+	Takeover *Takeover
 	// GSS accepts RPCSEC_GSS Kerberos contexts (rpc_gss.go); nil: only
 	// AUTH_SYS and AUTH_NONE.
 	GSS *gss.Acceptor
+	// NSMName is the server's name in NLM callbacks and in the SM_NOTIFY
+	// it sends after a restart (nsm.go): the name or address clients
+	// mounted it by. Empty: the host name.
+	NSMName string
+	// NSMRPCBindPort is the port of the clients' rpcbind the server asks
+	// for their lockd and statd ports (0: 111).
+	NSMRPCBindPort int
 }
 
 // Handler is what an engine drives. For each RPC record the engine takes a
@@ -129,6 +146,9 @@ type Conn struct {
 	calls  connCalls
 	addr   netip.Addr // Remote parsed once, for the exports' client specs
 	port   uint16
+	// Xprt is the connection's transport security (RPC-with-TLS), set by
+	// the engine before the first request; zero: plaintext.
+	Xprt XprtSec
 }
 
 var connIDs atomic.Uint64
@@ -153,6 +173,7 @@ type Server struct {
 	start   time.Time
 
 	state *stateTable
+	nlm   *nlmState // NLM and NSM (nlm.go)
 	files *fileTable
 	fhKey *handleKey
 	owner []byte // server_owner4's so_major_id and server_scope (serverOwner)
@@ -162,10 +183,13 @@ type Server struct {
 
 	mds *mds // the metadata-server role (pnfs_mds.go); nil when off
 
+	sb standbyState // the active server of a cluster with a standby (standby.go)
+
 	reloadMu sync.Mutex
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set
 	gss      *gssServer // RPCSEC_GSS contexts (rpc_gss.go); nil without Config.GSS
+	v3       v3State    // NFSv3 and MOUNT (nfs3.go, mount3.go, nfs3_drc.go)
 }
 
 // NewServer checks the exports and returns a server.
@@ -205,7 +229,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.DataServers != nil {
 		s.mds = newMDS(cfg.DataServers)
 	}
-	key, err := loadHandleKey(cfg.StateDir)
+	key, err := s.handleKeyFor(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -243,9 +267,15 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.registerGauges(s.stats)
 	s.registerGSSGauges(s.stats)
+	if err := s.startNLM(); err != nil {
+		return nil, err
+	}
 	if s.mds != nil {
 		s.registerLayoutGauges(s.stats)
 		s.watchDataServers(cfg.DataServers)
+	}
+	if err := s.startTakeover(key); err != nil {
+		return nil, err
 	}
 	go s.reapLeases()
 	go s.sweepUnlinked(cfg.UnlinkSweep)
@@ -258,7 +288,7 @@ func (s *Server) MaxRecord() int { return s.cfg.MaxIO + 64<<10 }
 
 // Close releases cached file descriptors.
 func (s *Server) Close() {
-	close(s.stop)
+	s.halt()
 	s.files.closeAll()
 	for _, e := range s.table().exports {
 		e.close()
@@ -285,6 +315,10 @@ func (s *Server) root() *node {
 // Handle processes one RPC record. See Handler.
 func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 	rep.markPos = rep.Enc.Reserve()
+	if s.refusing() {
+		rep.Drop = true // deposed: standby.go
+		return
+	}
 	d := &rep.dec
 	d.Reset(rec)
 	call, ok := decodeCall(d)
@@ -307,11 +341,15 @@ func (s *Server) Handle(c *Conn, rec []byte, rep *Reply) {
 		encodeRPCMismatch(rep.Enc, call.xid)
 	case call.authErr != nfs4.AuthOK:
 		encodeAuthError(rep.Enc, call.xid, call.authErr)
+	case call.prog == progMount || call.prog == nfs4.ProgramNFS && call.vers == nfs3Version:
+		s.handleV3(c, &call, d, rep) // nfs3.go, mount3.go
+	case call.prog == NLMProgram || call.prog == NSMProgram:
+		s.lockCall(c, &call, d, rep) // NFSv3 locking: nlm.go
 	case call.prog != nfs4.ProgramNFS:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProgUnavail)
 	case call.vers != nfs4.NFSVersion:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptProgMismatch)
-		rep.Enc.Uint32(nfs4.NFSVersion)
+		rep.Enc.Uint32(nfs3Version)
 		rep.Enc.Uint32(nfs4.NFSVersion)
 	case call.proc == nfs4.ProcNull:
 		encodeAccepted(rep.Enc, call.xid, nfs4.AcceptSuccess)

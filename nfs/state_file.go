@@ -87,6 +87,7 @@ func (t *stateTable) tidyFileLocked(n *node) {
 	if f := t.files[id]; f != nil && f.empty() {
 		delete(t.files, id)
 	}
+	t.nlmChangedLocked() // a blocked NLM lock may be free now (nlm.go)
 }
 
 // specialDenied reports whether an I/O with a special stateid (anonymous

@@ -21,6 +21,9 @@ type graceState struct {
 	// pending are the clients of the previous boot that have not yet sent
 	// RECLAIM_COMPLETE; nil once the grace period is over.
 	pending map[clientRecord]bool
+	// nlm: NLM hosts of the previous boot may reclaim (nlm.go): the grace
+	// period runs its full time, as lockd's.
+	nlm bool
 }
 
 // startGrace begins the grace period for the clients a previous boot
@@ -43,7 +46,7 @@ func (t *stateTable) inGraceLocked() bool {
 	if t.grace.pending == nil {
 		return false
 	}
-	if len(t.grace.pending) > 0 && time.Now().Before(t.grace.until) {
+	if (len(t.grace.pending) > 0 || t.grace.nlm) && time.Now().Before(t.grace.until) {
 		return true
 	}
 	t.s.log.Info("grace period ended", "clients that did not reclaim", len(t.grace.pending))

@@ -97,6 +97,7 @@ func (t *stateTable) grantLayoutLocked(cl *client, n *node, sid nfs4.Stateid, io
 		cl.layouts[n.fileID()] = ls
 		f := t.fileLocked(n)
 		f.layouts = append(f.layouts, ls)
+		t.s.ledgerHeld(cl, n)
 	}
 	ls.seq++
 	ls.iomodes |= 1 << iomode
@@ -176,12 +177,15 @@ func (t *stateTable) dropLayoutLocked(ls *layoutState, fence bool) {
 	}
 	ls.fenced = fence
 	close(ls.gone)
+	if !fence {
+		t.s.ledgerReleased(ls) // a fenced one once the fence is done (fenceReleased)
+	}
 	if t.s.mds == nil {
 		return
 	}
 	t.s.mds.returned.Add(1)
 	if fence {
-		go t.s.fence(ls.node)
+		go t.s.fenceReleased(ls)
 	}
 }
 

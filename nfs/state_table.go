@@ -61,6 +61,8 @@ type stateTable struct {
 	// so that one host cannot lock every other out (issue 21).
 	byAddr      map[netip.Addr]*addrUse
 	shareWarned time.Time // when an address was last logged for holding its share
+
+	closed40 sync.Map // NFSv4.0: the client of each open-owner's last closed stateid (v40.go)
 }
 
 // addrUse is what the clients of one address hold.
@@ -86,6 +88,7 @@ type client struct {
 	layouts    map[fileID]*layoutState // its layout stateids, one per file (state_layout.go)
 	// recallAnyAt is when CB_RECALL_ANY was last sent for its layouts.
 	recallAnyAt time.Time
+	stripeOK    atomic.Bool  // its EXCHANGE_ID's implementation id takes striped layouts (pnfs_stripe_client.go)
 	renewed     atomic.Int64 // unix nanoseconds of the last renewal
 	revoked     atomic.Int32 // revoked delegations not yet freed (state_deleg.go)
 	// changingOps counts the client's operations under way that can
@@ -99,6 +102,7 @@ type client struct {
 	// reclaims counts the reclaims the grace period let through, for the
 	// log line at RECLAIM_COMPLETE.
 	reclaims struct{ opens, locks int }
+	v40      *v40State // an NFSv4.0 client's (v40.go); nil for 4.1
 }
 
 type openKey struct {
@@ -231,6 +235,7 @@ func (t *stateTable) removeClientLocked(c *client) {
 		t.dropLocked(o)
 	}
 	t.forgetRecordLocked(c)
+	t.forget40Locked(c)
 	if t.clients[c.id] == c {
 		delete(t.clients, c.id)
 		t.useOf(c.addr).clients--

@@ -62,6 +62,16 @@ func (c *compound) rights(n *node, st *unix.Stat_t, need uint32) uint32 {
 	return modeRights(st, cr)
 }
 
+// modeOnlyRights is rights when the mode bits alone decide (no ACL is
+// in play, so no call into the kernel); ok is false otherwise.
+func (c *compound) modeOnlyRights(n *node, st *unix.Stat_t) (r uint32, ok bool) {
+	cr := &c.cred
+	if cr.UID == 0 || cr.UID == st.Uid || st.Mode&0o070 == 0 || n.exp == nil || !c.s.hasACL(n, st) {
+		return modeRights(st, cr), true
+	}
+	return 0, false
+}
+
 // rootRights is what CAP_DAC_OVERRIDE grants: everything, except that a
 // file that is not a directory is executable only with some x bit.
 func rootRights(st *unix.Stat_t) uint32 {

@@ -748,3 +748,30 @@ func TestSetattrThroughOpenDescriptorAsAnotherUser(t *testing.T) {
 		t.Errorf("root's chmod: %d, mode now %o", st, modeOf("pub"))
 	}
 }
+
+// TestCachedReadOKTakingTurns: two callers reading one file in turn use
+// the cached verdict without allocating (a new verdict used to be stored
+// at every change of caller).
+func TestCachedReadOKTakingTurns(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	h := newHarness(t)
+	h.session()
+	h.write("f", []byte("data"))
+	h.lookupFH("f")
+	n := h.nodeAt("f")
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join(h.dir, "f"), &st); err != nil {
+		t.Fatal(err)
+	}
+	a := &compound{s: h.s, cred: Cred{UID: 1000, GID: 1000}}
+	b := &compound{s: h.s, cred: Cred{UID: 1001, GID: 1001}}
+	a.ioRights(n, &st)
+	if !a.cachedReadOK(n) || !b.cachedReadOK(n) {
+		t.Fatal("a file of mode 0644 is readable by both")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { a.cachedReadOK(n); b.cachedReadOK(n) }); allocs != 0 {
+		t.Errorf("%.1f allocations per pair of reads, want 0", allocs)
+	}
+}

@@ -1,8 +1,6 @@
 package nfs
 
 import (
-	"strconv"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -24,6 +22,7 @@ var supportedAttrs = nfs4.BitmapOf(
 	nfs4.AttrMountedOnFileid, nfs4.AttrSuppattrExclcreat,
 	nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet, nfs4.AttrXattrSupport,
 	nfs4.AttrOpenArguments,
+	nfs4.AttrACL, nfs4.AttrACLSupport, // acl_attr.go
 )
 
 // pnfsAttrs are reported only by a metadata server (pnfs.go): the layout
@@ -61,6 +60,10 @@ type attrSource struct {
 	n  *node
 	st *unix.Stat_t
 	fs *unix.Statfs_t
+	// flavor is the caller's auth flavor: owner strings are names or
+	// numbers by it (idmap.go).
+	flavor uint32
+	aces   []ace // the acl attribute, read by fetchACL
 }
 
 // statNode fills st for n: through a cached descriptor when there is one
@@ -150,6 +153,9 @@ func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
 			}
 		}
 	}
+	if got.Has(nfs4.AttrACL) && !s.fetchACL(src) {
+		got[nfs4.AttrACL/32] &^= 1 << (nfs4.AttrACL % 32)
+	}
 	got.Encode(e)
 	lenPos := e.Reserve()
 	start := e.Pos()
@@ -227,9 +233,15 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 	case nfs4.AttrNumlinks:
 		e.Uint32(uint32(st.Nlink))
 	case nfs4.AttrOwner:
-		e.String(strconv.FormatUint(uint64(st.Uid), 10))
+		var buf [64]byte
+		e.Opaque(s.ids.names.appendOwner(buf[:0], st.Uid, false, src.flavor))
 	case nfs4.AttrOwnerGroup:
-		e.String(strconv.FormatUint(uint64(st.Gid), 10))
+		var buf [64]byte
+		e.Opaque(s.ids.names.appendOwner(buf[:0], st.Gid, true, src.flavor))
+	case nfs4.AttrACL:
+		s.ids.names.encodeACL(e, src.aces, src.flavor)
+	case nfs4.AttrACLSupport:
+		e.Uint32(aclSupportAllow | aclSupportDeny)
 	case nfs4.AttrRawdev:
 		e.Uint32(unix.Major(st.Rdev))
 		e.Uint32(unix.Minor(st.Rdev))

@@ -73,6 +73,7 @@ func readIDSpace(path string) idSpace {
 type idMapper struct {
 	anonUID, anonGID uint32
 	uids, gids       idSpace
+	names            *idNames // owner strings both ways (idmap.go)
 }
 
 func newIDMapper(cfg *Config) idMapper {
@@ -81,6 +82,7 @@ func newIDMapper(cfg *Config) idMapper {
 		anonGID: cfg.AnonGID,
 		uids:    readIDSpace("/proc/self/uid_map"),
 		gids:    readIDSpace("/proc/self/gid_map"),
+		names:   newIDNames(cfg.IdmapDomain, cfg.IdmapNames),
 	}
 }
 

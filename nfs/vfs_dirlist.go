@@ -51,6 +51,7 @@ type dirStream struct {
 	buf      []byte // the part getdents64 fills
 	pos, end int
 	eof      bool
+	ino      uint64 // d_ino of the entry next returned last (NFSv3 READDIR)
 }
 
 // openDirStream opens directory rel of exp positioned at cookie. want is
@@ -122,6 +123,7 @@ func (ds *dirStream) next() (dirent, bool, error) {
 		if isDotName(name) {
 			continue
 		}
+		ds.ino = binary.NativeEndian.Uint64(rec[0:8])
 		return dirent{name: string(name), cookie: off}, true, nil
 	}
 }

@@ -128,12 +128,29 @@ func (c *fdCache) dropUnlinked(s *Server) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.nodes = slices.DeleteFunc(c.nodes, func(n *node) bool {
-		// A pinned node's descriptors close at its last unpin (unpin);
-		// it leaves the list at a later pass.
-		return n.dead.Load() && n.tryClose()
-	})
-	c.hand = 0
+	c.removeDead()
+}
+
+// removeDead takes the dropped nodes whose descriptors it can close off
+// the list (a pinned node's close at its last unpin, and it leaves at a
+// later pass). The clock hand stays on the node it pointed at, so the
+// sweep goes on where it was instead of starting over every pass.
+// Called with c.mu held.
+func (c *fdCache) removeDead() {
+	kept, hand := 0, c.hand
+	for i, n := range c.nodes {
+		if n.dead.Load() && n.tryClose() {
+			if i < c.hand {
+				hand--
+			}
+			continue
+		}
+		c.nodes[kept] = n
+		kept++
+	}
+	clear(c.nodes[kept:])
+	c.nodes = c.nodes[:kept]
+	c.hand = hand
 }
 
 // unlinked reports whether a descriptor n keeps shows no link left to its

@@ -58,3 +58,24 @@ func TestNodeEviction(t *testing.T) {
 		t.Fatalf("read through an evicted node's handle: %d", st)
 	}
 }
+
+// TestRemoveDeadKeepsHand: the unlink sweep's removals leave the clock
+// hand on the node it pointed at (it used to go back to the start every
+// 2 s, so the nodes at the front were the only ones the sweep reached).
+func TestRemoveDeadKeepsHand(t *testing.T) {
+	c := &fdCache{max: 10}
+	for i := 0; i < 6; i++ {
+		n := &node{}
+		n.dead.Store(i == 0 || i == 2 || i == 5)
+		c.nodes = append(c.nodes, n)
+	}
+	at := c.nodes[3]
+	c.hand = 3
+	c.removeDead()
+	if len(c.nodes) != 3 {
+		t.Fatalf("%d nodes left, want 3", len(c.nodes))
+	}
+	if c.nodes[c.hand] != at {
+		t.Fatalf("hand at %d, not on the node it pointed at", c.hand)
+	}
+}

@@ -76,6 +76,11 @@ func (c *compound) cachedReadOK(n *node) bool {
 	if p.cred != c.cred {
 		// Another caller: its rights from the same attributes.
 		st := unix.Stat_t{Mode: p.mode, Uid: p.uid, Gid: p.gid, Ctim: p.ctime}
+		if r, ok := c.modeOnlyRights(n, &st); ok {
+			// The mode bits decide: cheaper to redo than to store, and
+			// callers that take turns on one file allocate nothing.
+			return readAllowed(p.uid, r, &c.cred)
+		}
 		r := c.rights(n, &st, mayRead|mayWrite|mayExec)
 		p = &ioPerm{mode: p.mode, uid: p.uid, gid: p.gid, ctime: p.ctime, at: p.at, cred: c.cred, rights: r}
 		n.perm.Store(p)

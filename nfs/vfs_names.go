@@ -57,6 +57,9 @@ func checkName(name []byte) nfs4.Status {
 func errno(err error) nfs4.Status {
 	var en unix.Errno
 	if !errors.As(err, &en) {
+		if se, ok := err.(statusErr); ok {
+			return nfs4.Status(se) // acl_attr.go
+		}
 		if errors.Is(err, errStale) {
 			return nfs4.ErrStale
 		}

@@ -102,9 +102,13 @@ func (p *Pool) Create(ctx context.Context, name string) (nfs.FileLayout, error) 
 	}
 	l := nfs.FileLayout{Name: name, UID: id, GID: id}
 	for try := 0; ; try++ {
-		servers, err := p.place(p.cfg.Mirrors)
+		servers, width, err := p.placeStriped()
 		if err != nil {
 			return nfs.FileLayout{}, err
+		}
+		l.Width, l.StripeUnit = 0, 0
+		if width > 1 {
+			l.Width, l.StripeUnit = width, p.cfg.StripeUnit
 		}
 		l.Mirrors, err = p.createOn(ctx, servers, l)
 		if err == nil {
@@ -190,6 +194,11 @@ func (p *Pool) SetSize(ctx context.Context, l nfs.FileLayout, size uint64) error
 }
 
 func (p *Pool) setSize(ctx context.Context, l nfs.FileLayout, size uint64) error {
+	if l.Striped() {
+		// Every stripe's data file gets the file's size: each holds
+		// its units at the file's offsets (stripe.go).
+		return p.eachColumn(l, func(col nfs.FileLayout) error { return p.setSize(ctx, col, size) })
+	}
 	a := &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrSize), Size: size}
 	return p.eachMirror(ctx, l, func(ctx context.Context, c *client.Client, dir []byte, f nfs.DSFile) error {
 		_, err := c.Setattr(ctx, f.FH, nfs4.AnonStateid, a)
@@ -211,6 +220,13 @@ func (p *Pool) Deallocate(ctx context.Context, l nfs.FileLayout, off, length uin
 
 func (p *Pool) fallocate(ctx context.Context, op uint32, l nfs.FileLayout, off, length uint64) error {
 	defer p.hold(l.Name, false)() // not during a resilver's copy of the file
+	if l.Striped() {
+		return p.eachColumn(l, func(col nfs.FileLayout) error { return p.fallocateColumn(ctx, op, col, off, length) })
+	}
+	return p.fallocateColumn(ctx, op, l, off, length)
+}
+
+func (p *Pool) fallocateColumn(ctx context.Context, op uint32, l nfs.FileLayout, off, length uint64) error {
 	return p.eachMirror(ctx, l, func(ctx context.Context, c *client.Client, dir []byte, f nfs.DSFile) error {
 		return c.Fallocate(ctx, op, f.FH, nfs4.AnonStateid, off, length)
 	}, p.markStale(l))
@@ -245,6 +261,9 @@ func (p *Pool) Remove(ctx context.Context, l nfs.FileLayout) error {
 // mirror took it.
 func (p *Pool) WriteAt(ctx context.Context, l nfs.FileLayout, b []byte, off uint64) (int, error) {
 	defer p.hold(l.Name, false)()
+	if l.Striped() {
+		return p.writeStriped(ctx, l, b, off)
+	}
 	return p.writeAt(ctx, l, b, off)
 }
 
@@ -281,6 +300,9 @@ func (p *Pool) writeAt(ctx context.Context, l nfs.FileLayout, b []byte, off uint
 // (then any reachable one) that is not stale, falling over to the next
 // when one fails midway.
 func (p *Pool) ReadAt(ctx context.Context, l nfs.FileLayout, b []byte, off uint64) (n int, eof bool, err error) {
+	if l.Striped() {
+		return p.readStriped(ctx, l, b, off)
+	}
 	err = ErrOutOfService
 	for _, f := range p.readOrder(l) {
 		s := p.byID[f.Device]

@@ -117,6 +117,12 @@ type Config struct {
 	// RSize and WSize cap READ and WRITE sizes (default 1 MiB); each
 	// server's maxread and maxwrite may lower them.
 	RSize, WSize uint32
+	// StripeUnit, when not 0, stripes each new file's mirrors over Width
+	// data servers in units of that many bytes (ffl_stripe_unit, RFC 8435
+	// section 5.1; stripe.go). Width 0 means every server: as many as
+	// the servers divided by Mirrors.
+	StripeUnit uint64
+	Width      int
 	// MinFree is the free space (space_avail, asked each probe) under
 	// which a server gets no new files while enough others have more
 	// (default 1 GiB; negative: never skip).
@@ -231,6 +237,9 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 	}
 	if cfg.Mirrors < 1 || cfg.Mirrors > len(cfg.Servers) {
 		return nil, fmt.Errorf("pnfs: %d mirrors need as many data servers (have %d)", cfg.Mirrors, len(cfg.Servers))
+	}
+	if err := cfg.checkStriping(); err != nil {
+		return nil, err
 	}
 	p := &Pool{cfg: cfg, log: cfg.Logger, byID: make(map[nfs.DeviceID]*dataServer), ids: newIDSource(cfg.Registry),
 		dirty: make(chan struct{}, 1), stop: make(chan struct{}), rsvKick: make(chan struct{}, 1), gates: make(map[string]*gate)}

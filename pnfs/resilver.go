@@ -71,6 +71,19 @@ func (p *Pool) BeforeResilver(f func(ctx context.Context, name string) error) {
 // client writes the data files directly (no RW layout of the file is
 // out).
 func (p *Pool) Resilver(ctx context.Context, l nfs.FileLayout) (uint64, error) {
+	if l.Striped() {
+		// Each stripe's data files are mirrors of one another: a
+		// stale one is copied from its stripe's good mirror.
+		var copied uint64
+		for s := range l.Stripes() {
+			n, err := p.Resilver(ctx, l.Column(s))
+			copied += n
+			if err != nil {
+				return copied, err
+			}
+		}
+		return copied, nil
+	}
 	var copied uint64
 	for _, id := range p.StaleMirrors(l) {
 		n, err := p.resilverOnto(ctx, l, p.byID[id])

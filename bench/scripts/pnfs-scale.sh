@@ -36,7 +36,9 @@
 # placement even), SIZE (128M per file), DEPTH (8), REPS (1), DS_PORT
 # (2049), BASE_PORT (31600, the MDS), NET (10.77: DS i is NET.i.2, the root
 # end NET.i.1), WORK (/tmp/nfsd-uring-bench/pnfs-scale), NO_BUILD=1 to use
-# bin/ as is.
+# bin/ as is, STRIPE_UNIT (e.g. 1m: the MDSs stripe each file over all their
+# DSs with --stripe-unit, so even CONNS=1, one file, spreads over them;
+# default none).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -50,6 +52,7 @@ DS_PORT=${DS_PORT:-2049}
 BASE_PORT=${BASE_PORT:-31600}
 NET=${NET:-10.77}
 WORK=${WORK:-/tmp/nfsd-uring-bench/pnfs-scale}
+STRIPE_UNIT=${STRIPE_UNIT:-}
 
 [ "$(id -u)" = 0 ] || die "needs root: network namespaces, tc and tmpfs mounts"
 command -v ip >/dev/null && command -v tc >/dev/null || die "needs ip and tc (iproute2)"
@@ -150,6 +153,7 @@ port=$BASE_PORT
 for n in $DS_COUNTS; do
 	flags=()
 	for i in $(seq "$n"); do flags+=(--data-server "$NET.$i.2:$DS_PORT/pnfs-$n"); done
+	[ -z "$STRIPE_UNIT" ] || flags+=(--stripe-unit "$STRIPE_UNIT")
 	mkdir -p "$WORK/mds$n"
 	start_server MDS_PID "$port" "$WORK/mds$n.log" --export "$WORK/mds$n" "${flags[@]}"
 	run_ior "ds$n" on "127.0.0.1:$port" "$n"
@@ -169,7 +173,7 @@ for n in $DS_COUNTS; do
 done
 
 echo
-echo "## pnfs-scale.sh: ior-easy, $CONNS x $SIZE, depth $DEPTH, links of $RATE (built from $BUILD_REV), medians of $REPS"
+echo "## pnfs-scale.sh: ior-easy, $CONNS x $SIZE, depth $DEPTH, links of $RATE (built from $BUILD_REV), medians of $REPS${STRIPE_UNIT:+, --stripe-unit $STRIPE_UNIT}"
 echo "## sides: ds=N is an MDS over N data servers (--pnfs on); ds=base one plain nfsd-uring behind one link (--pnfs off)"
 echo "### aggregate MB/s and ratios to one data server (goal: N DSs >= 0.8 x N)"
 "$BIN/nfsbench" summarize --rows workload,op --side ds --base 1 --metrics mb_per_sec "${bw[@]}" "$WORK"/json/*.json

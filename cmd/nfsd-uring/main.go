@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -120,11 +121,19 @@ func run() error {
 	metricsAddr := flag.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9249)")
 	debugOn := flag.Bool("debug", false, "with --metrics: also serve net/http/pprof at /debug/pprof/ on that listener")
 	showVersion := flag.Bool("version", false, "print the version and VCS revision, and exit")
+	idmapDomain := flag.String("idmap-domain", "", "NFSv4 domain of owner strings (user@domain) in owner, owner_group and ACLs (default: the host's DNS domain, else localdomain); names with another domain answer NFS4ERR_BADOWNER")
+	idmapNames := flag.Bool("idmap-names", false, "send owner strings as user@domain names to AUTH_SYS clients too (default: numeric ids, as knfsd; RPCSEC_GSS clients always get names)")
+	mountdPort := flag.Int("mountd-port", 0, "also serve MOUNT v3 (NFSv3 mounts) on this port; 0: on the NFS port only (clients mount with mountport=)")
+	nsmName := flag.String("nsm-name", "", "this server's name in NLM lock callbacks and the SM_NOTIFY it sends NFSv3 clients after a restart: the name or address clients mount it by (default: the host name)")
+	statdPort := flag.Int("statd-port", 0, "UDP port for NSM (clients' statd) and NLM datagrams, registered with rpcbind; 0: any free port, -1: none")
+	rpcbindOn := flag.Bool("rpcbind", true, "register NFS 3 and 4 and MOUNT 3 with the local rpcbind at start and unregister at exit (none running: a log line)")
 	keytab := flag.String("keytab", defaultKeytab, "Kerberos keytab for RPCSEC_GSS (sec=krb5, krb5i, krb5p): tickets for its nfs/HOST@REALM principals are accepted; the default one missing leaves Kerberos off; empty: off")
 	var ps pnfsSettings
 	flag.Var(&ps.servers, "data-server", "make the server a pNFS flexible-files metadata server whose files keep their data on this NFSv4.1+ data server, given as HOST:PORT[/PATH][,advertise=HOST:PORT] (repeatable): PATH is the directory there for the data files (default --ds-path; created if missing), advertise= the address clients are told; the data server's export must be no_root_squash for this server's address")
 	flag.IntVar(&ps.mirrors, "mirrors", 1, "with --data-server: data servers holding each file (each a full copy)")
-	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
+	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server or --standby: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
+	flag.Var(&ps.stripeUnit, "stripe-unit", "with --data-server: stripe each new file's data over --stripe-width data servers in units of SIZE (e.g. 1m; ffl_stripe_unit, RFC 8435); only clients that take striped layouts (Linux 6.18 and later, the project's client) get them, others do I/O through this server (0: no striping)")
+	flag.IntVar(&ps.stripeWidth, "stripe-width", 0, "with --stripe-unit: data servers each mirror stripes over (0: all of them, divided by --mirrors)")
 	flag.StringVar(&ps.dsPath, "ds-path", pnfs.DefaultPath, "with --data-server: the directory on a data server for the data files when HOST:PORT names none")
 	flag.Usage = usage
 	flag.Parse()
@@ -185,11 +194,17 @@ func run() error {
 	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
 	ps.stateDir = *stateDir
+	sb, err := standbyWait(&ps, addr, log, stats) // --standby: returns once elected (standby.go)
+	if err != nil {
+		return err
+	}
+	defer sb.close()
 	role, err := setupDataServers(context.Background(), ps, log, stats)
 	if err != nil {
 		return err
 	}
 	defer role.close()
+	sb.adjust(&role, *stateDir)
 	gssAcc, err := loadGSS(*keytab, flagGiven("keytab"), log)
 	if err != nil {
 		return err
@@ -197,7 +212,9 @@ func run() error {
 	srv, err := nfs.NewServer(nfs.Config{GSS: gssAcc, DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxClientsPerAddress: *maxClientsAddr, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
-		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats})
+		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats,
+		IdmapDomain: *idmapDomain, IdmapNames: *idmapNames,
+		Takeover: sb.takeover(), NSMName: *nsmName})
 	if err != nil {
 		return err
 	}
@@ -214,12 +231,20 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if ln, err = tlsListen(ln, log, stats); err != nil {
+		return err
+	}
 	log.Info("serving", "addr", ln.Addr().String(), "engine", eng.Name(), "exports", exportNames(exports))
 	mountPath := "/"
 	if *exportsFile != "" && exports[0].Path != "/" {
 		mountPath = exports[0].Path
 	}
 	printMount(ln.Addr().(*net.TCPAddr), mountPath)
+	stopV3, err := startV3(log, srv, engine.Options{Logger: log, Metrics: stats, FileIO: fio}, ln.Addr().(*net.TCPAddr), *mountdPort, *statdPort, *rpcbindOn) // rpcbind.go
+	defer stopV3()
+	if err != nil {
+		return err
+	}
 	if *metricsAddr != "" {
 		if err := serveMetrics(log, *metricsAddr, stats, *debugOn); err != nil {
 			return err
@@ -241,6 +266,10 @@ func run() error {
 	case err := <-errc:
 		eng.Close()
 		return err
+	case <-sb.lost():
+		srv.Depose()
+		eng.Close()
+		return errors.New("standby: lost the active metadata server's role (its election lease); stopped serving")
 	}
 }
 

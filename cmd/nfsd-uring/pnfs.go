@@ -35,6 +35,13 @@ type pnfsSettings struct {
 	cluster  string // --cluster etcd://...; empty: embedded under stateDir
 	dsPath   string
 	stateDir string
+
+	// stripeUnit and stripeWidth are --stripe-unit and --stripe-width.
+	stripeUnit  stripeUnit
+	stripeWidth int
+	// opened is the cluster --standby connected to for its election
+	// (standby.go); it closes it.
+	opened *cluster.Cluster
 }
 
 // metadataRole is what the metadata-server role adds to nfs.Config.
@@ -52,8 +59,11 @@ type metadataRole struct {
 func setupDataServers(ctx context.Context, s pnfsSettings, log *slog.Logger, stats *metrics.Set) (metadataRole, error) {
 	none := metadataRole{close: func() {}}
 	if len(s.servers) == 0 {
-		if s.cluster != "" {
+		if s.cluster != "" && s.opened == nil {
 			return none, errors.New("--cluster needs --data-server (the metadata-server role)")
+		}
+		if s.stripeUnit != 0 || s.stripeWidth != 0 {
+			return none, errors.New("--stripe-unit and --stripe-width need --data-server (the metadata-server role)")
 		}
 		return none, nil
 	}
@@ -65,24 +75,17 @@ func setupDataServers(ctx context.Context, s pnfsSettings, log *slog.Logger, sta
 		}
 		cfgs = append(cfgs, c)
 	}
-	opts := cluster.Options{StateDir: s.stateDir, Logger: log}
-	var err error
-	if s.cluster != "" {
-		if opts.Endpoints, err = cluster.ParseURL(s.cluster); err != nil {
-			return none, err
-		}
-	}
-	cl, err := cluster.Open(ctx, opts)
+	cl, closeCl, err := openCluster(ctx, s, log)
 	if err != nil {
 		return none, err
 	}
-	pool, err := pnfs.New(ctx, pnfs.Config{Servers: cfgs, Mirrors: s.mirrors, Registry: cl, Logger: log, Metrics: stats})
+	pool, err := pnfs.New(ctx, pnfs.Config{Servers: cfgs, Mirrors: s.mirrors, StripeUnit: uint64(s.stripeUnit), Width: s.stripeWidth, Registry: cl, Logger: log, Metrics: stats})
 	if err != nil {
-		cl.Close()
+		closeCl()
 		return none, fmt.Errorf("--data-server: %w", err)
 	}
 	log.Info("metadata-server role (pNFS flexible files)", "data_servers", len(cfgs), "in_service", len(pool.Devices()),
-		"mirrors", max(s.mirrors, 1), "cluster", clusterName(s.cluster, cl))
+		"mirrors", max(s.mirrors, 1), "stripe_unit", uint64(s.stripeUnit), "cluster", clusterName(s.cluster, cl))
 	// The state directory's clients file seeds the cluster's list the
 	// first time, so clients of a run without clustering still reclaim.
 	seed := ""
@@ -91,8 +94,29 @@ func setupDataServers(ctx context.Context, s pnfsSettings, log *slog.Logger, sta
 	}
 	return metadataRole{dataServers: pool, records: cl.ClientRecords(seed), close: func() {
 		pool.Close()
-		cl.Close()
+		closeCl()
 	}}, nil
+}
+
+// openCluster connects to the cluster store (--cluster, else the embedded
+// one), or returns the one --standby opened, which is not this role's to
+// close.
+func openCluster(ctx context.Context, s pnfsSettings, log *slog.Logger) (*cluster.Cluster, func(), error) {
+	if s.opened != nil {
+		return s.opened, func() {}, nil
+	}
+	opts := cluster.Options{StateDir: s.stateDir, Logger: log}
+	var err error
+	if s.cluster != "" {
+		if opts.Endpoints, err = cluster.ParseURL(s.cluster); err != nil {
+			return nil, nil, err
+		}
+	}
+	cl, err := cluster.Open(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, func() { cl.Close() }, nil
 }
 
 func clusterName(url string, cl *cluster.Cluster) string {

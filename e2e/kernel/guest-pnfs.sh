@@ -19,6 +19,8 @@
 #           must turn to the other mirror and report the dead one); once
 #           the host drops dsdown-vV (the MDS has the server out of
 #           service) close them, then write and read one more file.
+#   stripe  as write, against an MDS with --stripe-unit: the 6.12 client
+#           gets no striped layout and does its I/O through the MDS.
 #
 # Records (ttyS1):
 #   PW V NAME SIZE SHA256     what the guest wrote (hashed from its tmpfs copy)
@@ -290,6 +292,7 @@ pnfs_main() {
 		write) pnfs_write "$v" ;;
 		read) pnfs_read "$v" ;;
 		dsfail) pnfs_dsfail "$v" ;;
+		stripe) pnfs_write "$v" ;; # as write, against an MDS with --stripe-unit (e2e-pnfs.sh)
 		*) pnfs_fail "$v" "$pnfs_stage" "unknown stage" ;;
 		esac
 		[ -n "$pnfs_bad" ] || res "PNFS $pnfs_stage $v ok"

@@ -4,6 +4,9 @@
 # empty export and state directory). See README.md, "Conformance".
 #
 # Environment:
+#   PYNFS_SUITE     4.1 (default) or 4.0: pynfs' nfs4.1 or nfs4.0 suite; 4.0's
+#                   results go to bin/pynfs-40 and are held to
+#                   e2e/pynfs/baseline-pass-40.txt
 #   PYNFS_SRC       pynfs source tree (default ../shared/pynfs from the repo
 #                   root); it is copied and built in a temporary directory
 #   PYNFS_ENGINES   engines to run (default "portable uring")
@@ -30,13 +33,22 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
+SUITE=${PYNFS_SUITE:-4.1}
+case $SUITE in
+4.1) SUFFIX= ;;
+4.0) SUFFIX=-40 ;;
+*)
+	echo "[pynfs] PYNFS_SUITE must be 4.1 or 4.0" >&2
+	exit 2
+	;;
+esac
 SRC=${PYNFS_SRC:-../shared/pynfs}
 read -r -a ENGINES <<<"${PYNFS_ENGINES:-portable uring}"
 read -r -a TESTS <<<"${PYNFS_TESTS:-all}"
 PARALLEL=${PYNFS_PARALLEL:-1}
 MIN_PCT=${PYNFS_MIN_PCT:-95}
-BASELINE=${PYNFS_BASELINE:-e2e/pynfs/baseline-pass.txt}
-OUT=${PYNFS_OUT:-bin/pynfs}
+BASELINE=${PYNFS_BASELINE:-e2e/pynfs/baseline-pass$SUFFIX.txt}
+OUT=${PYNFS_OUT:-bin/pynfs$SUFFIX}
 TIMEOUT=${PYNFS_TIMEOUT:-1800}
 PORT=${PYNFS_PORT:-}
 # The suite needs ply; /usr/bin/python3 is the system one that has it
@@ -49,7 +61,7 @@ die() {
 	exit 2
 }
 
-[[ -d $SRC/nfs4.1 ]] || die "no pynfs at $SRC (set PYNFS_SRC)"
+[[ -d $SRC/nfs$SUITE ]] || die "no pynfs at $SRC (set PYNFS_SRC)"
 [[ -x $PY ]] || die "$PY missing"
 $PY -c 'import ply' 2>/dev/null || die "$PY lacks ply (apt-get install python3-ply)"
 mkdir -p "$OUT"
@@ -72,6 +84,15 @@ trap cleanup EXIT
 log "building pynfs from $SRC in $WORK"
 cp -r "$SRC" "$WORK/pynfs"
 chmod -R u+w "$WORK/pynfs"
+# A copy that lost pynfs' symbolic links (nfs4.0 shares nfs4.1's xdrdef,
+# testmod.py, use_local.py...) has each as a file holding the link's
+# target: make them links again.
+find "$WORK/pynfs" -type f -size -200c -print0 | while IFS= read -r -d '' f; do
+	target=$(head -c 200 "$f")
+	if [[ $target == ../* && $target != *$'\n'* && -e $(dirname "$f")/$target ]]; then
+		ln -sfn "$target" "$f.link" && mv -f "$f.link" "$f"
+	fi
+done
 (cd "$WORK/pynfs" && PATH=/usr/bin:$PATH $PY setup.py build >"$WORK/build.log" 2>&1) ||
 	{
 		tail -20 "$WORK/build.log" >&2
@@ -151,8 +172,8 @@ runEngine() {
 		rm -f "$dir/server.pid"
 		return 1
 	fi
-	log "$engine: server on 127.0.0.1:$port, running ${TESTS[*]}"
-	(cd "$WORK/pynfs/nfs4.1" && PATH=/usr/bin:$PATH timeout "$TIMEOUT" $PY ./testserver.py \
+	log "$engine: server on 127.0.0.1:$port, running NFSv$SUITE ${TESTS[*]}"
+	(cd "$WORK/pynfs/nfs$SUITE" && PATH=/usr/bin:$PATH timeout "$TIMEOUT" $PY ./testserver.py \
 		"127.0.0.1:$port/" --maketree --rundeps --json="$OUT/$engine.json" "${TESTS[@]}") \
 		>"$OUT/$engine.log" 2>&1 || rc=$?
 	if ! kill -0 "$spid" 2>/dev/null; then

@@ -118,6 +118,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		d := prometheus.NewDesc(ns+"_"+g.Name, g.Help, nil, nil)
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, g.Value)
 	}
+	c.collectProcs(ch) // procs.go
 	ch <- prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, c.version, c.revision)
 }
 
