@@ -172,7 +172,7 @@ func (c *compound) mnt(p string) uint32 {
 	if exp == nil {
 		return fail(mnt3ErrNoent)
 	}
-	if c.admit(exp) != nfs4.OK {
+	if c.admit(exp) != nfs4.OK || !c.sysAllowed(exp) {
 		return fail(mnt3ErrAcces)
 	}
 	n := c.s.exportRoot(exp)

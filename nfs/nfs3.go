@@ -314,6 +314,9 @@ func (c *compound) putfh3(h []byte) nfs4.Status {
 	if st := c.admit(n.exp); st != nfs4.OK {
 		return st
 	}
+	if !c.sysAllowed(n.exp) {
+		return nfs4.ErrWrongsec // sec=krb5* only: NFS3ERR_ACCES
+	}
 	c.setFH(n)
 	return nfs4.OK
 }

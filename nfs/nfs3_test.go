@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -781,5 +782,31 @@ func TestNFS3WriteAlign(t *testing.T) {
 	e.Opaque(make([]byte, 56))
 	if _, _, ok := WriteAlign(e.AppendTo(nil)); ok {
 		t.Fatal("WriteAlign of a READ")
+	}
+}
+
+// TestKrb5OnlyRefusesSys: an export whose client spec takes only Kerberos
+// refuses NFSv3 (MNT, and any handle of it), as it refuses NFSv4 AUTH_SYS
+// calls with WRONGSEC: v3 and NLM come with AUTH_SYS alone.
+func TestKrb5OnlyRefusesSys(t *testing.T) {
+	h := newHarness(t)
+	_, root := h.mount3("/")
+	h.write("f", []byte("x"))
+	_, fh, _ := h.lookup3(root, "f")
+	k := newHarnessCfg(t, func(c *Config) {
+		o := ShorthandOptions()
+		o.Sec = exports.SecList(exports.SecKrb5)
+		c.Exports[0].Path = h.dir
+		c.Exports[0].Clients = []ClientRule{{Spec: "*", Options: o}}
+		c.StateDir = h.state // the same handle key: h's handles are k's
+	})
+	if st, _ := k.mount3("/"); st != mnt3ErrAcces {
+		t.Fatalf("MNT of a krb5-only export: %d, want MNT3ERR_ACCES", st)
+	}
+	if st, _ := k.nfs3(nfs3Getattr, func(e *xdr.Encoder) { e.Opaque(fh) }); st != nfs3ErrAcces {
+		t.Fatalf("GETATTR of a krb5-only export's file: %d, want NFS3ERR_ACCES", st)
+	}
+	if st := k.nlmPeer("127.0.0.1:700", "h").lock(fh, 1, 0, 1, false, true, false); st != nlmFailed {
+		t.Fatalf("NLM LOCK in a krb5-only export: %d, want LCK_FAILED", st)
 	}
 }

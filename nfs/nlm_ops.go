@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -145,7 +146,9 @@ func (n *nlmState) fileAs(c *Conn, fh []byte) (*node, ClientOptions, uint32) {
 		return nil, ClientOptions{}, nlmFailed // a pseudo directory: nothing to lock
 	}
 	o, ok := nd.exp.access(c.addr)
-	if !ok || !o.Insecure && !c.reservedPort() {
+	// NLM comes with AUTH_SYS: an export that requires Kerberos, or
+	// TLS the connection lacks, refuses it as it does NFSv3.
+	if !ok || !o.Insecure && !c.reservedPort() || !o.XprtSec.Allows(c.xprt()) || !o.Sec.Allows(exports.SecSys) {
 		return nil, ClientOptions{}, nlmFailed
 	}
 	return nd, o, nlmGranted

@@ -44,6 +44,15 @@ func (c *compound) secAllowed() nfs4.Status {
 	return nfs4.ErrWrongsec
 }
 
+// sysAllowed reports whether e's client spec for the caller's address
+// takes AUTH_SYS: NFSv3, MOUNT and NLM calls come only with AUTH_SYS or
+// AUTH_NONE (RPCSEC_GSS is served for NFSv4 alone), so an export that
+// requires Kerberos refuses them all.
+func (c *compound) sysAllowed(e *export) bool {
+	o, ok := e.access(c.conn.addr)
+	return !ok || o.Sec.Allows(secFlavorOf(c.caller))
+}
+
 // secBefore is the check an op makes before it runs (OPEN, on its
 // directory).
 func (c *compound) secBefore(op uint32) nfs4.Status {
