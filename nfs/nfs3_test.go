@@ -786,27 +786,34 @@ func TestNFS3WriteAlign(t *testing.T) {
 }
 
 // TestKrb5OnlyRefusesSys: an export whose client spec takes only Kerberos
-// refuses NFSv3 (MNT, and any handle of it), as it refuses NFSv4 AUTH_SYS
-// calls with WRONGSEC: v3 and NLM come with AUTH_SYS alone.
+// refuses NFSv3 (MNT, and any handle of it) and NLM, as it refuses NFSv4
+// AUTH_SYS calls with WRONGSEC: v3 and NLM come with AUTH_SYS alone. The
+// same export with sys among its flavours serves them.
 func TestKrb5OnlyRefusesSys(t *testing.T) {
 	h := newHarness(t)
 	_, root := h.mount3("/")
 	h.write("f", []byte("x"))
 	_, fh, _ := h.lookup3(root, "f")
-	k := newHarnessCfg(t, func(c *Config) {
-		o := ShorthandOptions()
-		o.Sec = exports.SecList(exports.SecKrb5)
-		c.Exports[0].Path = h.dir
-		c.Exports[0].Clients = []ClientRule{{Spec: "*", Options: o}}
-		c.StateDir = h.state // the same handle key: h's handles are k's
-	})
-	if st, _ := k.mount3("/"); st != mnt3ErrAcces {
-		t.Fatalf("MNT of a krb5-only export: %d, want MNT3ERR_ACCES", st)
-	}
-	if st, _ := k.nfs3(nfs3Getattr, func(e *xdr.Encoder) { e.Opaque(fh) }); st != nfs3ErrAcces {
-		t.Fatalf("GETATTR of a krb5-only export's file: %d, want NFS3ERR_ACCES", st)
-	}
-	if st := k.nlmPeer("127.0.0.1:700", "h").lock(fh, 1, 0, 1, false, true, false); st != nlmFailed {
-		t.Fatalf("NLM LOCK in a krb5-only export: %d, want LCK_FAILED", st)
+	for _, tc := range []struct {
+		sec  exports.SecList
+		want bool
+	}{
+		{exports.SecList(exports.SecKrb5), false},
+		{exports.SecList(exports.SecKrb5) | exports.SecList(exports.SecSys)<<4, true},
+	} {
+		k := newHarnessCfg(t, func(c *Config) {
+			o := ShorthandOptions()
+			o.Sec = tc.sec
+			c.Exports[0].Path = h.dir
+			c.Exports[0].Clients = []ClientRule{{Spec: "*", Any: true, Options: o}}
+			c.StateDir = h.state // the same handle key: h's handles are k's
+		})
+		k.conn = NewConn("127.0.0.1:700")
+		mnt, _ := k.mount3("/")
+		attr, _ := k.nfs3(nfs3Getattr, func(e *xdr.Encoder) { e.Opaque(fh) })
+		lock := k.nlmPeer("127.0.0.1:700", "h").lock(fh, 1, 0, 1, false, true, false)
+		if tc.want != (mnt == mnt3OK) || tc.want != (attr == nfs3OK) || tc.want != (lock == nlmGranted) {
+			t.Errorf("sec=%v: MNT %d, GETATTR %d, NLM LOCK %d; want them served: %v", tc.sec, mnt, attr, lock, tc.want)
+		}
 	}
 }
