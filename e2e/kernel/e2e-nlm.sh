@@ -83,7 +83,7 @@ INITRD=$NW/initramfs.cpio.gz
 e2e_initramfs "$NW/base.cpio.gz"
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/e2e-nlm.XXXXXX")
 chmod 755 "$STAGE"
-mkdir -p "$STAGE"/{etc,usr/sbin,sbin,lib64,run/rpcbind,var/lib/nfs/statd/sm,var/lib/nfs/statd/sm.bak}
+mkdir -p "$STAGE"/{etc,usr/sbin,sbin,lib64,run/rpcbind,var/lib/nfs/sm,var/lib/nfs/sm.bak}
 cp e2e/kernel/guest-nlm.sh "$STAGE/nlm-init"
 chmod 755 "$STAGE/nlm-init"
 bins=(/usr/sbin/rpcbind /usr/sbin/rpcinfo /usr/sbin/rpc.statd /sbin/mount.nfs)

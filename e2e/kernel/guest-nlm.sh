@@ -36,7 +36,8 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /tmp /mnt /run /var/run /var/lib/nfs/statd/sm /var/lib/nfs/statd/sm.bak /run/rpcbind
+mkdir -p /tmp /mnt /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
+[ -e /var/run ] || ln -s /run /var/run
 mount -t tmpfs -o size=64m tmpfs /tmp
 ln -sf /proc/mounts /etc/mtab
 
@@ -206,7 +207,7 @@ kmsg=$(dmesg -c)
 # The restart: the v4.2 mount goes first (nothing of it must survive).
 umount $M4 || umount -l $M4
 if hold restart $M3 r.dat; then
-	say "restart: lock held; statd knows: $(ls /var/lib/nfs/statd/sm 2>&1 | tr '\n' ' ')"
+	say "restart: lock held; statd knows: $(ls /var/lib/nfs/sm 2>&1 | tr '\n' ' ')"
 	res HOLDING
 	i=0
 	while [ ! -e $M3/nlm/go-restart ] && [ $i -lt 240 ]; do
