@@ -97,7 +97,10 @@ for b in "${bins[@]}"; do
 		cp -L "$l" "$STAGE$l"
 	done
 done
-cp /etc/netconfig "$STAGE/etc/netconfig" 2>/dev/null || e2e_die "no /etc/netconfig (libtirpc-common)"
+[[ ! -f /etc/rpc ]] || cp /etc/rpc "$STAGE/etc/rpc"
+for f in netconfig services protocols; do
+	cp "/etc/$f" "$STAGE/etc/$f" || e2e_die "no /etc/$f on the host (libtirpc-common, netbase)"
+done
 cat >"$STAGE/etc/passwd" <<'EOF'
 root:x:0:0:root:/:/bin/sh
 _rpc:x:100:65534::/run/rpcbind:/bin/false

@@ -116,7 +116,7 @@ while ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && [ $i -lt 50 ]; do
 	sleep 0.2
 	i=$((i + 1))
 done
-rpc.statd --no-notify -F -p "$STATD_PORT" -o $((STATD_PORT + 1)) >/tmp/statd.log 2>&1 &
+rpc.statd -d --no-notify -F -p "$STATD_PORT" -o $((STATD_PORT + 1)) >/tmp/statd.log 2>&1 &
 i=0
 while ! rpcinfo -p 127.0.0.1 2>/dev/null | grep -q status && [ $i -lt 50 ]; do
 	sleep 0.2
