@@ -65,7 +65,8 @@ if [[ -z ${E2E_NLM_BIN:-} ]]; then
 	go build -o "$E2E_NLM_BIN" ./cmd/nfsd-uring || e2e_die "go build ./cmd/nfsd-uring failed"
 fi
 BIN=$E2E_NLM_BIN
-"$BIN" --help 2>&1 | grep -q -- '-nsm-rpcbind-port' || e2e_die "$BIN has no --nsm-rpcbind-port"
+help=$("$BIN" --help 2>&1 || true)
+[[ $help == *-nsm-rpcbind-port* ]] || e2e_die "$BIN has no --nsm-rpcbind-port"
 go build -o "$NW/nlmpmap" ./e2e/kernel/nlmpmap || e2e_die "go build e2e/kernel/nlmpmap failed"
 
 e2e_host_deps
