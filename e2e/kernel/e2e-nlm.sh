@@ -263,6 +263,14 @@ while IFS= read -r l; do fails+=("guest: $l"); done < <(grep -E '^(NLM [^ ]+ fai
 grep -qxF DONE <<<"$rec" || fails+=("the guest did not finish (no DONE; qemu rc=$qrc after ${elapsed}s)")
 grep -q 'nsm: host notified of the restart' "$SLOG" || fails+=("the restarted server did not notify the guest's statd (no 'nsm: host notified of the restart' in $SLOG)")
 grep -q 'GETPORT prog 100021 vers 4 proto 6 -> 2049' "$NW/nlmpmap.log" || fails+=("the guest's lockd never asked the portmapper for NLM over TCP")
+# The reclaim on the wire: an NLM LOCK with reclaim=true (needs tshark).
+if [[ -s $PCAP ]] && command -v tshark >/dev/null; then
+	n=$(tshark -r "$PCAP" -d "tcp.port==$PORT,rpc" -Y 'nlm.reclaim == 1' 2>/dev/null | wc -l)
+	log "capture: $n NLM LOCK calls with reclaim=true"
+	((n > 0)) || fails+=("no NLM LOCK with reclaim=true in $PCAP: the guest's lockd did not reclaim")
+else
+	log "tshark or the capture missing: the reclaim on the wire is not checked"
+fi
 pid=$(cat "$NW/server.pid")
 kill -0 "$pid" 2>/dev/null || fails+=("the (restarted) server is not running at the end")
 kill -TERM "$pid" 2>/dev/null || true
