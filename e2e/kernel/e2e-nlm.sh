@@ -7,7 +7,8 @@
 #   1. the guest mounts the export with vers=3 and locking (mount.nfs, no
 #      nolock; MOUNT through mountport=) and with vers=4.2; a v3 lock and a
 #      v4.2 lock on the same range conflict both ways (F_SETLK: EAGAIN),
-#      and are granted once the holder unlocked;
+#      and are granted once the holder unlocked; a blocking v3 lock
+#      (F_SETLKW) behind a v4.2 holder is granted after the unlock;
 #   2. restart: a guest process holds a v3 lock; the host kills the server
 #      with SIGKILL and starts it again on the same port and --state-dir;
 #      the server sends SM_NOTIFY to the guest's statd, the guest's lockd
@@ -151,6 +152,7 @@ ARGS=(--export "$NW/export" --engine "$ENGINE" --state-dir "$NW/state" --lease-t
 e2e_start_server "$BIN" "$SLOG" "${ARGS[@]}"
 PORT=$E2E_PORT
 echo "$E2E_SPID" >"$NW/server.pid"
+disown "$E2E_SPID" # killed on purpose: no "Killed" job message
 E2E_SPID=
 log "server on 127.0.0.1:$PORT; portmapper 127.0.0.1:$PMAP; guest rpcbind at 127.0.0.1:$RPCB, statd at 127.0.0.1:$SP"
 
@@ -256,7 +258,7 @@ log "qemu exited rc=$qrc after ${elapsed}s"
 # The verdict.
 fails=()
 rec=$(tr -d '\r' <"$RESULTS")
-for step in mount3 mount4 v3-then-v4 v4-then-v3 v3-v3 remount4 restart; do
+for step in mount3 mount4 v3-then-v4 v4-then-v3 v3-v3 v3-wait remount4 restart; do
 	grep -qxF "NLM $step ok" <<<"$rec" || fails+=("step $step: no 'NLM $step ok' record")
 done
 while IFS= read -r l; do fails+=("guest: $l"); done < <(grep -E '^(NLM [^ ]+ fail|ERR )' <<<"$rec" || true)

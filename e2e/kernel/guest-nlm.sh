@@ -22,6 +22,8 @@
 #   v4-then-v3  the same the other way round
 #   v3-v3       a second process's v3 F_SETLK is refused while the first
 #               holds the lock
+#   v3-wait     a v3 F_SETLKW behind a v4.2 holder waits and is granted
+#               after the unlock (see wait_step)
 #   restart     a v3 lock is held; HOLDING: the host kills the server with
 #               SIGKILL and starts it again on the same state directory, it
 #               sends SM_NOTIFY to this statd, lockd reclaims in the grace
@@ -201,6 +203,44 @@ cross() {
 cross v3-then-v4 $M3 $M4 a.dat
 cross v4-then-v3 $M4 $M3 b.dat
 cross v3-v3 $M3 $M3 c.dat
+
+# v3-wait: a blocking v3 lock (F_SETLKW) behind a v4.2 holder waits, and
+# gets the lock once the holder unlocked: the server answers LCK_BLOCKED,
+# queues the waiter and grants it at the unlock. Its NLM GRANTED callback
+# cannot reach this lockd (no forward to it; and Linux's nlmclnt_grant
+# takes a GRANTED only from the server's own address, while anything the
+# host sends through qemu comes from 10.0.2.2), so the waiter learns of
+# the grant when lockd re-sends its blocking LOCK (every 30 s,
+# NLMCLNT_POLL_TIMEOUT): the server answers LCK_GRANTED.
+wait_step() {
+	hold v3-wait $M4 d.dat || return
+	fshelper lockchild $M3/nlm/d.dat wait >/tmp/waiter.log 2>&1 &
+	wp=$!
+	sleep 3
+	if ! kill -0 $wp 2>/dev/null; then
+		bad v3-wait "the blocking v3 lock did not wait for the v4.2 holder: $(cat /tmp/waiter.log)"
+		release v3-wait
+		return
+	fi
+	t0=$(now)
+	release v3-wait || return
+	i=0
+	while kill -0 $wp 2>/dev/null && [ $i -lt 900 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 $wp 2>/dev/null; then
+		bad v3-wait "the blocking v3 lock still waits 90 s after the holder unlocked"
+		kill $wp
+		return
+	fi
+	wait $wp
+	wrc=$?
+	say "v3-wait: the waiter got the lock $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}')s after the unlock (rc=$wrc)"
+	[ $wrc = 0 ] || { bad v3-wait "the blocking v3 lock failed: $(cat /tmp/waiter.log)"; return; }
+	ok v3-wait
+}
+wait_step
 kmsg=$(dmesg -c)
 [ -z "$kmsg" ] || { say "---- guest kernel messages (conflicts) ----"; echo "$kmsg" | tail -n 40; }
 
