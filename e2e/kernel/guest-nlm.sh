@@ -155,7 +155,7 @@ mount4() {
 }
 mount4 mount4 || finish
 mkdir -p $M3/nlm || bad setup "mkdir $M3/nlm"
-for f in a b c r; do echo "lock file $f" >$M3/nlm/$f.dat; done
+for f in a b c d r; do echo "lock file $f" >$M3/nlm/$f.dat; done
 sync
 
 # hold STEP MNT FILE: start a holder of [0,100) on MNT/nlm/FILE; sets HP.
