@@ -69,3 +69,17 @@ func TestAnswer(t *testing.T) {
 		t.Error("bad -map accepted")
 	}
 }
+
+// FuzzAnswer: any bytes give a reply or an error, never a panic.
+func FuzzAnswer(f *testing.F) {
+	f.Add(call(100000, 2, 3, 100021, 4, 6, 0))
+	f.Add(call(100000, 2, 0))
+	f.Add([]byte{0, 0, 0, 1})
+	table := maps{{100021, 4, 6}: 2049}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rep, err := answer(b, table)
+		if err == nil && (len(rep) < 24 || len(rep)%4 != 0) {
+			t.Fatalf("reply of %d bytes", len(rep))
+		}
+	})
+}
