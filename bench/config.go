@@ -35,6 +35,10 @@ type Config struct {
 	PNFS     string
 	Progress bool             // live progress line on stderr
 	Warn     func(msg string) // remarks about options that cannot be honoured
+
+	// Vers is the NFS version: 4 (0: 4) or 3 (randread and ior-easy
+	// only, nfs3.go).
+	Vers int
 }
 
 // SetDefaults fills zero fields.

@@ -32,6 +32,7 @@ type Target struct {
 	noDeleg   bool
 	dir       []byte    // handle of the benchmark directory
 	graceOnce sync.Once // "server in grace period" is said once
+	v3        *v3Target // --vers 3 (nfs3.go)
 }
 
 // Label is the target's name in output.
@@ -45,6 +46,9 @@ func (t *Target) Label() string {
 // Connect opens n connections (one session each) and finds or makes the
 // benchmark directory sub under the export.
 func (t *Target) Connect(ctx context.Context, cfg *Config) error {
+	if cfg.Vers == 3 {
+		return t.connect3(ctx, cfg) // nfs3.go
+	}
 	back, err := t.wantBackChannel(ctx, cfg)
 	if err != nil {
 		return dialError(t.Addr, err)
@@ -88,6 +92,9 @@ const graceProbe = ".nfsbench-grace-probe"
 // waits out (Config.GraceWait), so that no phase's time includes the
 // wait.
 func (t *Target) awaitGrace(ctx context.Context) error {
+	if t.v3 != nil {
+		return nil // NFSv3 has no grace period for I/O
+	}
 	c := t.conns[0]
 	f, err := t.openFile(ctx, c, t.dir, graceProbe, true, 0o600)
 	if err != nil {
@@ -134,6 +141,10 @@ func (t *Target) openFile(ctx context.Context, c *client.Client, dir []byte, nam
 
 // Close ends every connection.
 func (t *Target) Close() {
+	if t.v3 != nil {
+		t.v3.close()
+		t.v3 = nil
+	}
 	t.closePNFS()
 	for _, c := range t.conns {
 		c.Close()

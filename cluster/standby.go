@@ -179,6 +179,14 @@ func (st *Standing) Valid() bool {
 	return time.Duration(st.until.Load()) > time.Since(st.base)
 }
 
+// ValidFor is how long the role is surely held for (0 once lost).
+func (st *Standing) ValidFor() time.Duration {
+	if !st.Valid() {
+		return 0
+	}
+	return time.Duration(st.until.Load()) - time.Since(st.base)
+}
+
 // Done is closed when the role is lost (Valid turned false).
 func (st *Standing) Done() <-chan struct{} { return st.done }
 

@@ -144,8 +144,8 @@ func TestSplitBrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !a.Valid() {
-		t.Fatal("not valid after winning")
+	if !a.Valid() || a.ValidFor() <= time.Second || a.ValidFor() > 2*time.Second {
+		t.Fatalf("valid %v for %v after winning", a.Valid(), a.ValidFor())
 	}
 	won := make(chan time.Time, 1)
 	go func() {
@@ -181,7 +181,7 @@ func TestSplitBrain(t *testing.T) {
 	if !invalid.Before(at) {
 		t.Fatalf("the standby won at %v, before the first server knew it lost the role (%v)", at, invalid)
 	}
-	if a.Valid() {
+	if a.Valid() || a.ValidFor() != 0 {
 		t.Fatal("valid again")
 	}
 }

@@ -342,3 +342,87 @@ func TestOwnerNamesWire(t *testing.T) {
 		t.Fatalf("owner %q group %q, %v; want numeric", a.Owner, a.OwnerGroup, err)
 	}
 }
+
+// TestCreateWithACL: CREATE (a directory) and OPEN (a file) take the acl
+// attribute with the new object, after its mode, as knfsd.
+func TestCreateWithACL(t *testing.T) {
+	f, _ := aclFixture(t, nfs.Config{})
+	c := dial(t, f)
+	ctx := ctxT(t)
+	root, err := c.RootFH(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirACL := parseACEs(t, "A::OWNER@:rwaxD", "A::EVERYONE@:rx", "A:fdi:OWNER@:rwaxD", "A:fdi:1000:rwaxD", "A:fdi:EVERYONE@:")
+	if _, err := c.Create(ctx, root, nfs4.NF4DIR, "cd", "", &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrMode, nfs4.AttrACL), Mode: 0o700, ACL: dirACL}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := getfacl(t, "-d", filepath.Join(f.dir, "cd")), "user::rwx,user:1000:rwx,group::---,mask::rwx,other::---"; got != "" && got != want {
+		t.Fatalf("default ACL of the created directory: %s, want %s", got, want)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join(f.dir, "cd"), &st); err != nil || st.Mode&0o777 != 0o755 {
+		t.Fatalf("mode %o %v, want 755 (the ACL after the mode)", st.Mode&0o777, err)
+	}
+	nf, err := c.OpenWith(ctx, root, &client.OpenArgs{Access: nfs4.ShareAccessBoth, Name: "cf", Create: true,
+		CreateMode: nfs4.CreateUnchecked, Attrs: &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrMode, nfs4.AttrACL), Mode: 0o644,
+			ACL: parseACEs(t, "A::OWNER@:rwa", "A::1000:rwa", "A::GROUP@:r", "A::EVERYONE@:")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.CloseFile(ctx, nf.FH, nf.Stateid)
+	if got, want := getfacl(t, filepath.Join(f.dir, "cf")), "user::rw-,user:1000:rw-,group::r--,mask::rw-,other::---"; got != "" && got != want {
+		t.Fatalf("ACL of the created file: %s, want %s", got, want)
+	}
+	// EXCLUSIVE4_1 takes it too (suppattr_exclcreat lists acl, as knfsd).
+	xf, err := c.OpenWith(ctx, root, &client.OpenArgs{Access: nfs4.ShareAccessBoth, Name: "xf", Create: true,
+		CreateMode: nfs4.CreateExclusive41, Verifier: [nfs4.VerifierSize]byte{1, 2, 3},
+		Attrs: &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrMode, nfs4.AttrACL), Mode: 0o600,
+			ACL: parseACEs(t, "A::OWNER@:rwa", "A::1000:r", "A::GROUP@:", "A::EVERYONE@:")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.CloseFile(ctx, xf.FH, xf.Stateid)
+	if got, want := getfacl(t, filepath.Join(f.dir, "xf")), "user::rw-,user:1000:r--,group::---,mask::r--,other::---"; got != "" && got != want {
+		t.Fatalf("ACL of the EXCLUSIVE4_1 file: %s, want %s", got, want)
+	}
+	// An unmappable ACL fails the create and leaves nothing behind.
+	if _, err := c.Create(ctx, root, nfs4.NF4DIR, "bad", "", &client.Attrs{Mask: nfs4.BitmapOf(nfs4.AttrACL), ACL: parseACEs(t, "U::EVERYONE@:r")}); !client.IsStatus(err, nfs4.ErrAttrnotsupp) {
+		t.Fatalf("CREATE with an audit ACE: %v, want NFS4ERR_ATTRNOTSUPP", err)
+	}
+	if _, err := os.Lstat(filepath.Join(f.dir, "bad")); !os.IsNotExist(err) {
+		t.Fatalf("the refused directory exists: %v", err)
+	}
+}
+
+// TestDelegationRecallOnACL: another client's read delegation is recalled
+// before an ACL (or mode) change: its holder checks opens against cached
+// access rights that the change may take away.
+func TestDelegationRecallOnACL(t *testing.T) {
+	addr := startDelegServer(t, 90, true)
+	ctx := ctxT(t)
+	a := dialDeleg(t, addr, client.Options{BackChannel: true})
+	b := dialDeleg(t, addr, client.Options{})
+	root := makeFile(t, a, "f")
+	for i, attrs := range []*client.Attrs{
+		{Mask: nfs4.BitmapOf(nfs4.AttrACL), ACL: parseACEs(t, "A::OWNER@:rwa", "A::EVERYONE@:")},
+		{Mask: nfs4.BitmapOf(nfs4.AttrMode), Mode: 0o600},
+	} {
+		fa, err := a.Open(ctx, root, "f", nfs4.ShareAccessRead)
+		if err != nil || fa.Open.Deleg != nfs4.DelegateRead {
+			t.Fatalf("open: %v, delegation %+v", err, fa)
+		}
+		if err := a.CloseFile(ctx, fa.FH, fa.Stateid); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Setattr(ctx, fa.FH, nfs4.AnonStateid, attrs); err != nil {
+			if client.IsStatus(err, nfs4.ErrAttrnotsupp) {
+				t.Skip("no POSIX ACLs on the export")
+			}
+			t.Fatalf("SETATTR %v: %v", attrs.Mask, err)
+		}
+		if a.Recalls() != uint64(i+1) {
+			t.Fatalf("SETATTR %v: recalls %d, want %d", attrs.Mask, a.Recalls(), i+1)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -263,6 +264,17 @@ func TestNLMWithV4Locks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The v3 client's handle, from MOUNT and LOOKUP: NLM takes NFSv3
+	// handles (which are the v4 ones).
+	v3c := dialV3(t, addr)
+	st, v3root := v3c.mount("/")
+	if st != 0 {
+		t.Fatalf("MNT: %d", st)
+	}
+	st, v3fh := v3c.lookup(v3root, "f")
+	if st != nfs3OK || !bytes.Equal(v3fh, f.FH) {
+		t.Fatalf("v3 LOOKUP: %d, handle %x, v4's %x", st, v3fh, f.FH)
+	}
 	tc, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -274,18 +286,18 @@ func TestNLMWithV4Locks(t *testing.T) {
 	if err := v4Lock(ctx, c, f, &lsid, 0, 100); err != nil {
 		t.Fatalf("v4 LOCK: %v", err)
 	}
-	if st := v3.lock(f.FH, 7, 50, 1, false); st != nlmStatDenied {
+	if st := v3.lock(v3fh, 7, 50, 1, false); st != nlmStatDenied {
 		t.Fatalf("NLM LOCK over a v4 lock: %d", st)
 	}
 	d := v3.call(nlmTest, func(e *xdr.Encoder) {
 		e.Opaque(nil)
 		e.Bool(true)
-		v3.alock(e, f.FH, 7, 0, 0)
+		v3.alock(e, v3fh, 7, 0, 0)
 	})
 	if st, excl := d.Uint32(), d.Bool(); st != nlmStatDenied || !excl {
 		t.Fatalf("NLM TEST over a v4 lock: %d %v", st, excl)
 	}
-	if st := v3.lock(f.FH, 7, 50, 1, true); st != nlmStatBlocked {
+	if st := v3.lock(v3fh, 7, 50, 1, true); st != nlmStatBlocked {
 		t.Fatalf("blocking NLM LOCK: %d", st)
 	}
 	if err := v4Unlock(ctx, c, f, lsid, 0, 100); err != nil {
@@ -298,7 +310,7 @@ func TestNLMWithV4Locks(t *testing.T) {
 		d.String(1024)
 		fh := d.Opaque(1024)
 		d.Opaque(1024)
-		if svid, off := d.Int32(), d.Uint64(); svid != 7 || off != 50 || string(fh) != string(f.FH) {
+		if svid, off := d.Int32(), d.Uint64(); svid != 7 || off != 50 || !bytes.Equal(fh, v3fh) {
 			t.Fatalf("GRANTED for svid %d offset %d", svid, off)
 		}
 	case <-time.After(10 * time.Second):
@@ -308,7 +320,7 @@ func TestNLMWithV4Locks(t *testing.T) {
 	if err := v4Lock(ctx, c, f, &lsid, 0, 100); !errors.As(err, &se) || se.Status != nfs4.ErrDenied {
 		t.Fatalf("v4 LOCK over the granted NLM lock: %v", err)
 	}
-	if st := v3.unlock(f.FH, 7, 50, 1); st != nlmStatGranted {
+	if st := v3.unlock(v3fh, 7, 50, 1); st != nlmStatGranted {
 		t.Fatalf("NLM UNLOCK: %d", st)
 	}
 	if err := v4Lock(ctx, c, f, &lsid, 0, 100); err != nil {

@@ -165,6 +165,29 @@ func TestPNFSStripedClient(t *testing.T) {
 	if _, _, err := old.FFLayoutGet(ctx, of.FH, client.IOModeRW, of.Stateid); !client.IsStatus(err, nfs4.ErrLayoutUnavailable) {
 		t.Fatalf("LAYOUTGET of a striped file by a Linux 6.12 client: %v, want NFS4ERR_LAYOUTUNAVAILABLE", err)
 	}
+	// The same file to a client saying it is Linux 6.18: striped.
+	c618, err := client.Dial(ctx, cl.mds, client.Options{ExchangeFlags: nfs4.ExchgIDUseNonPNFS | nfs4.ExchgIDUsePNFSMDS,
+		ImplDomain: "kernel.org", ImplName: "Linux 6.18.0 #1 SMP PREEMPT_DYNAMIC x86_64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c618.Close()
+	nf, err := c618.Open(ctx, root, "s", nfs4.ShareAccessRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, l618, err := c618.FFLayoutGet(ctx, nf.FH, client.IOModeRead, nf.Stateid)
+	if err != nil || l618.StripeUnit != stripeSU || len(l618.Mirrors) != 1 || len(l618.Mirrors[0].Servers) != 4 {
+		t.Fatalf("LAYOUTGET by a Linux 6.18 client: %+v %v, want one mirror of 4 stripes", l618, err)
+	}
+	// Given back (it has no back channel for a recall), and closed.
+	if _, _, err := c618.LayoutReturn(ctx, nf.FH, &client.LayoutReturnArgs{Type: client.LayoutFlexFiles, IOMode: client.IOModeAny,
+		Length: nfs4.LengthToEOF, Stateid: lg.Stateid}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c618.CloseFile(ctx, nf.FH, nf.Stateid); err != nil {
+		t.Fatal(err)
+	}
 	if back := readAllMDS(t, ctx, old, of, len(data)); !bytes.Equal(back, data) {
 		t.Fatal("read through the MDS differs from what was written through the striped layout")
 	}
@@ -207,6 +230,22 @@ func TestPNFSStripedClient(t *testing.T) {
 	clear(want[cut:])
 	if back := readAllMDS(t, ctx, old, of, len(want)); !bytes.Equal(back, want) {
 		t.Fatal("after truncating and growing, the read differs")
+	}
+	// DEALLOCATE across stripe units punches every stripe's part.
+	const hole, holeLen = stripeSU/2 + 3, 2*stripeSU + 100
+	if err := old.Fallocate(ctx, nfs4.OpDeallocate, of.FH, of.Stateid, hole, holeLen); err != nil {
+		t.Fatal(err)
+	}
+	clear(want[hole : hole+holeLen])
+	if back := readAllMDS(t, ctx, old, of, len(want)); !bytes.Equal(back, want) {
+		t.Fatal("after DEALLOCATE, the read differs")
+	}
+	if err := old.Fallocate(ctx, nfs4.OpAllocate, of.FH, of.Stateid, 0, uint64(len(want))+stripeSU); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, make([]byte, stripeSU)...)
+	if back := readAllMDS(t, ctx, old, of, len(want)); !bytes.Equal(back, want) {
+		t.Fatal("after ALLOCATE past the end, the read differs")
 	}
 	if err := old.CloseFile(ctx, of.FH, of.Stateid); err != nil {
 		t.Fatal(err)

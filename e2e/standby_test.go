@@ -250,6 +250,29 @@ func TestStandbyKill9(t *testing.T) {
 	}
 }
 
+// TestStandbyResign: a clean shutdown (SIGTERM) of the active server
+// gives the role up, so the standby serves at once, not a TTL later.
+func TestStandbyResign(t *testing.T) {
+	a, b, _ := standbyPair(t)
+	stopped := time.Now()
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	serving := waitServing(t, b, 60*time.Second)
+	d := serving.Sub(stopped)
+	t.Logf("standby serving %v after SIGTERM of the active server (TTL %ds)", d.Round(10*time.Millisecond), standbyTTL())
+	if d >= time.Duration(standbyTTL())*time.Second {
+		t.Errorf("took %v: the role was not given up", d)
+	}
+	select {
+	case err := <-a.exit:
+		a.exit <- err
+		if err != nil {
+			t.Errorf("the server stopped with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not exit")
+	}
+}
+
 // TestStandbyDeposed: the active server is frozen (SIGSTOP) past its
 // lease; the standby takes over; thawed, the old server answers nothing
 // more, not even the request that waited in its socket while it was

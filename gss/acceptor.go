@@ -53,6 +53,10 @@ type Context struct {
 type Acceptor struct {
 	kt   *keytab.Keytab
 	skew time.Duration
+	// Service, when set, is the only service name accepted (the first
+	// component of the ticket's server principal: "nfs"), so a keytab
+	// that also holds host/ keys does not let those tickets in.
+	Service string
 }
 
 // LoadKeytab reads a keytab file.
@@ -108,6 +112,9 @@ func (a *Acceptor) Accept(tok []byte) (ctx *Context, out []byte, err error) {
 	var req messages.APReq
 	if err := req.Unmarshal(inner); err != nil {
 		return nil, nil, fmt.Errorf("gss: AP-REQ: %w", err)
+	}
+	if a.Service != "" && (len(req.Ticket.SName.NameString) == 0 || req.Ticket.SName.NameString[0] != a.Service) {
+		return nil, nil, fmt.Errorf("gss: ticket for %s, not a %s/ service", req.Ticket.SName.PrincipalNameString(), a.Service)
 	}
 	st := service.NewSettings(a.kt, service.MaxClockSkew(a.skew), service.DecodePAC(false),
 		service.Logger(log.New(io.Discard, "", 0)))

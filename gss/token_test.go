@@ -99,6 +99,11 @@ func TestGSSAcceptInitiate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	only := NewAcceptor(kt)
+	only.Service = "host"
+	if _, _, err := only.Accept(tok); err == nil {
+		t.Fatal("nfs/ ticket accepted by a host/-only acceptor")
+	}
 	ctx, out, err := NewAcceptor(kt).Accept(tok)
 	if err != nil {
 		t.Fatal(err)

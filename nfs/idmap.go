@@ -33,9 +33,6 @@ import (
 // so a client repeating an unknown name does not reach the name service
 // each time.
 
-// authGSS is RPCSEC_GSS's flavor number (RFC 2203).
-const authGSS = 6
-
 const (
 	idmapCacheSize = 4096
 	idmapTTL       = 600 * time.Second
@@ -100,7 +97,7 @@ func (m *idNames) Domain() string { return m.domain }
 // useNames reports whether a caller of flavor gets names rather than
 // numeric strings.
 func (m *idNames) useNames(flavor uint32) bool {
-	return m != nil && (m.names || flavor == authGSS)
+	return m != nil && (m.names || flavor == nfs4.AuthGSS)
 }
 
 // defaultIdmapDomain is nfsidmap's default: the host's DNS domain (the
@@ -159,38 +156,36 @@ func lookupGroupByName(name string) (uint32, bool) {
 	return uint32(id), err == nil
 }
 
-// cached answers k from the cache or by fill, and caches the answer
-// (failures too) for idmapTTL.
-func (m *idNames) cached(k idKey, fill func() idEntry) idEntry {
-	now := m.now()
+// get returns k's cached answer, if one is there and current.
+func (m *idNames) get(k idKey, now time.Time) (idEntry, bool) {
 	m.mu.Lock()
 	e, ok := m.cache[k]
 	m.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e
-	}
-	e = fill()
+	return e, ok && now.Before(e.expires)
+}
+
+// put caches e (an answer or a failure) for k until idmapTTL from now.
+func (m *idNames) put(k idKey, e idEntry, now time.Time) {
 	e.expires = now.Add(idmapTTL)
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if len(m.cache) >= idmapCacheSize {
-		// Drop the expired entries, or, when none is, an arbitrary
-		// eighth: the cache stays bounded whatever clients ask.
-		drop := idmapCacheSize / 8
+		// Drop the expired entries, and when that is not enough an
+		// arbitrary eighth: the cache stays bounded whatever clients
+		// ask.
 		for key, old := range m.cache {
 			if !now.Before(old.expires) {
 				delete(m.cache, key)
 			}
 		}
 		for key := range m.cache {
-			if len(m.cache) < idmapCacheSize-drop {
+			if len(m.cache) < idmapCacheSize-idmapCacheSize/8 {
 				break
 			}
 			delete(m.cache, key)
 		}
 	}
 	m.cache[k] = e
-	m.mu.Unlock()
-	return e
 }
 
 // appendOwner appends the owner string for uid (group: gid) as a caller
@@ -204,13 +199,16 @@ func (m *idNames) appendOwner(b []byte, id uint32, group bool, flavor uint32) []
 	if group {
 		kind, look = kindGID, m.groupByID
 	}
-	e := m.cached(idKey{kind: kind, id: id}, func() idEntry {
-		name, ok := look(id)
-		if ok {
+	k, now := idKey{kind: kind, id: id}, m.now()
+	e, ok := m.get(k, now)
+	if !ok {
+		name, found := look(id)
+		if found {
 			name += "@" + m.domain
 		}
-		return idEntry{name: name, ok: ok}
-	})
+		e = idEntry{name: name, ok: found}
+		m.put(k, e, now)
+	}
 	if !e.ok {
 		return strconv.AppendUint(b, uint64(id), 10)
 	}
@@ -242,10 +240,13 @@ func (m *idNames) parse(s string, group bool) (uint32, nfs4.Status) {
 	if group {
 		kind, look = kindGName, m.groupByName
 	}
-	e := m.cached(idKey{kind: kind, name: name}, func() idEntry {
-		id, ok := look(name)
-		return idEntry{id: id, ok: ok}
-	})
+	k, now := idKey{kind: kind, name: name}, m.now()
+	e, ok := m.get(k, now)
+	if !ok {
+		id, found := look(name)
+		e = idEntry{id: id, ok: found}
+		m.put(k, e, now)
+	}
 	if !e.ok {
 		return 0, nfs4.ErrBadowner
 	}

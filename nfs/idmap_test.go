@@ -77,10 +77,10 @@ func TestOwnerNames(t *testing.T) {
 		want   string
 	}{
 		{id: 1000, flavor: nfs4.AuthSys, want: "1000"},
-		{id: 1000, flavor: authGSS, want: "alice@example.com"},
+		{id: 1000, flavor: nfs4.AuthGSS, want: "alice@example.com"},
 		{id: 1000, flavor: nfs4.AuthSys, names: true, want: "alice@example.com"},
-		{id: 50, group: true, flavor: authGSS, want: "staff@example.com"},
-		{id: 4242, flavor: authGSS, want: "4242"}, // no name: numeric, as knfsd
+		{id: 50, group: true, flavor: nfs4.AuthGSS, want: "staff@example.com"},
+		{id: 4242, flavor: nfs4.AuthGSS, want: "4242"}, // no name: numeric, as knfsd
 	} {
 		mm := m
 		if tc.names {
@@ -127,7 +127,7 @@ func TestIdmapSystem(t *testing.T) {
 		t.Skip("no name for uid 0")
 	}
 	m := newIDNames("example.org", false)
-	if got := m.ownerString(0, false, authGSS); got != u.Username+"@example.org" {
+	if got := m.ownerString(0, false, nfs4.AuthGSS); got != u.Username+"@example.org" {
 		t.Fatalf("uid 0 = %q", got)
 	}
 	if id, st := m.parse(u.Username+"@example.org", false); st != nfs4.OK || id != 0 {

@@ -227,8 +227,12 @@ func (s *Server) lookupCached(dir *node, name []byte) bool {
 func WriteAlign(head []byte) (dataOff int, fileOff uint64, ok bool) {
 	var d xdr.Decoder
 	d.Reset(head)
-	if cl, ok := decodeCall(&d); !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
+	cl, ok := decodeCall(&d)
+	if !ok || d.Err() != nil || !cl.gssScanArgs(&d) {
 		return 0, 0, false
+	}
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs4.NFSVersion {
+		return writeAlign3(&cl, &d) // nfs3.go
 	}
 	d.Opaque(maxTag)
 	d.Uint32()

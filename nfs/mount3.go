@@ -52,7 +52,7 @@ type mountList struct {
 
 type mountEntry struct{ host, dir string }
 
-func (s *Server) mountList() *mountList { return &s.mounts }
+func (s *Server) mountList() *mountList { return &s.v3.mounts }
 
 // handleMount serves one MOUNT call.
 func (s *Server) handleMount(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {

@@ -2,6 +2,7 @@ package nfs
 
 import (
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -151,12 +152,30 @@ func (s *Server) inline3(cl *call, d *xdr.Decoder) bool {
 		return false
 	}
 	switch cl.proc {
-	case nfs3Read, nfs3Getattr, nfs3Access:
+	case nfs3Read:
+		if s.state.dl.writes.Load() > 0 {
+			return false // it may wait for a delegation's recall (proc3Read)
+		}
+	case nfs3Getattr, nfs3Access:
 	default:
 		return false
 	}
 	n, known := s.knownHandle(d.Opaque(nfs3Max))
 	return d.Err() == nil && known && n != nil && n.hasOpenFD()
+}
+
+// writeAlign3 is WriteAlign for an NFSv3 WRITE: its data follows the
+// handle, offset, count, stable and the data's length.
+func writeAlign3(cl *call, d *xdr.Decoder) (dataOff int, fileOff uint64, ok bool) {
+	if cl.prog != nfs4.ProgramNFS || cl.vers != nfs3Version || cl.proc != nfs3Write {
+		return 0, 0, false
+	}
+	d.Opaque(nfs3Max)
+	fileOff = d.Uint64()
+	d.Uint32() // count
+	d.Uint32() // stable
+	d.Uint32() // the data's length
+	return d.Offset(), fileOff, d.Err() == nil
 }
 
 // handleNFS3 serves one NFSv3 call (program 100003 version 3).
@@ -166,6 +185,23 @@ func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 		s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "PROC_UNAVAIL")
 		return
 	}
+	var key drcKey
+	cached := drcProc(cl.proc)
+	if cached {
+		key = drcKeyOf(conn, cl.xid, cl.proc, d.Rest())
+		replay, running := s.v3.drc.start(key, time.Now())
+		switch {
+		case running:
+			rep.Drop = true // the first is still running: the client sends it again
+			s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "DRC_IN_PROGRESS")
+			return
+		case replay != nil:
+			rep.Enc.Fixed(replay)
+			s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "DRC_REPLAY")
+			return
+		}
+	}
+	start := rep.Enc.Pos()
 	encodeAccepted(rep.Enc, cl.xid, nfs4.AcceptSuccess)
 	rep.bodyPos = rep.Enc.Pos()
 	c := s.newCall(conn, cl, d, rep)
@@ -174,8 +210,14 @@ func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 		rep.Enc.Truncate(rep.bodyPos - 4)
 		rep.Enc.Uint32(nfs4.AcceptGarbageArgs)
 		rep.Reads, rep.segs = rep.Reads[:0], rep.segs[:0]
+		if cached {
+			s.v3.drc.forget(key)
+		}
 		s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "GARBAGE_ARGS")
 		return
+	}
+	if cached {
+		s.v3.drc.done(key, rep.Enc.Header()[start:]) // no file data: all header bytes
 	}
 	s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, nfs3StatName(st))
 }
@@ -226,6 +268,8 @@ func ProcName(prog, vers, proc uint32) string {
 		return nfs3ProcNames[proc]
 	case prog == progMount && proc < uint32(len(mountProcNames)):
 		return mountProcNames[proc]
+	case prog == NLMProgram || prog == NSMProgram:
+		return lockProcName(prog, vers, proc) // nlm_xdr.go
 	case prog == nfs4.ProgramNFS && vers == nfs4.NFSVersion && proc <= nfs4.ProcCompound:
 		return [...]string{"NULL", "COMPOUND"}[proc]
 	}
@@ -239,6 +283,10 @@ func ProgramName(prog uint32) string {
 		return "nfs"
 	case progMount:
 		return "mount"
+	case NLMProgram:
+		return "nlm"
+	case NSMProgram:
+		return "nsm"
 	}
 	return strconv.Itoa(int(prog))
 }

@@ -257,6 +257,16 @@ func proc3Read(c *compound) (uint32, bool) {
 		c.postOp(n)
 		return r, true
 	}
+	// Another client's write delegation: its cached writes come back
+	// first, as a local open breaks the lease (knfsd's nfsd_open). One
+	// atomic load while no write delegation is out.
+	if c.s.state.dl.writes.Load() > 0 && n.isReg() {
+		if s := c.s.breakDelegs(nil, n, false); s != nfs4.OK {
+			r := c.status3(s)
+			c.postOp(n)
+			return r, true
+		}
+	}
 	// The v4 READ's checks and plan, with the anonymous stateid: every
 	// open's DENY_READ holds against it.
 	a := readPlan{off: off}

@@ -2,9 +2,11 @@ package nfs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -656,18 +658,27 @@ func fuzzCall(prog, vers, proc uint32, build func(e *xdr.Encoder)) []byte {
 	return e.AppendTo(nil)
 }
 
-// fuzzV3 runs one fuzzed record against a fresh server holding a file, a
-// directory and a symlink: it must not panic, and any reply must be a
-// well-formed record (harness.record checks the mark).
-func fuzzV3(t *testing.T, rec []byte) {
-	h := newHarness(t)
-	h.write("f", []byte("hello"))
-	os.Mkdir(filepath.Join(h.dir, "d"), 0o755)
-	os.Symlink("f", filepath.Join(h.dir, "l"))
-	_, root := h.mount3("/")
-	e := xdr.NewEncoder(80)
-	e.Opaque(root)
-	h.record(bytes.ReplaceAll(rec, fhMagic, e.AppendTo(nil)))
+// fuzzV3 returns the fuzz function: each record goes to one server (made
+// once, holding a file, a directory and a symlink) with fhMagic replaced by
+// its root handle; it must not panic, and any reply must be a well-formed
+// record (harness.record checks the mark).
+func fuzzV3(f *testing.F) func(t *testing.T, rec []byte) {
+	dir := f.TempDir()
+	s, err := NewServer(Config{Exports: []Export{{Path: dir}}, StateDir: f.TempDir()})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(s.Close)
+	return func(t *testing.T, rec []byte) {
+		h := &harness{t: t, s: s, conn: NewConn("192.0.2.7:600"), dir: dir}
+		h.write("f", []byte("hello"))
+		os.Mkdir(filepath.Join(dir, "d"), 0o755)
+		os.Symlink("f", filepath.Join(dir, "l"))
+		_, root := h.mount3("/")
+		e := xdr.NewEncoder(80)
+		e.Opaque(root)
+		h.record(bytes.ReplaceAll(rec, fhMagic, e.AppendTo(nil)))
+	}
 }
 
 func FuzzNFS3(f *testing.F) {
@@ -691,7 +702,7 @@ func FuzzNFS3(f *testing.F) {
 			e.Uint32(4096)
 		}))
 	}
-	f.Fuzz(fuzzV3)
+	f.Fuzz(fuzzV3(f))
 }
 
 func FuzzMount(f *testing.F) {
@@ -701,5 +712,74 @@ func FuzzMount(f *testing.F) {
 		}
 	}
 	f.Add(fuzzCall(progMount, 1, mountMnt, func(e *xdr.Encoder) { e.String("/") }))
-	f.Fuzz(fuzzV3)
+	f.Fuzz(fuzzV3(f))
+}
+
+// TestNFS3DRC: a retransmitted REMOVE (same xid, same arguments) gets the
+// first reply instead of running again; a new call with another xid runs.
+func TestNFS3DRC(t *testing.T) {
+	h := newHarness(t)
+	_, root := h.mount3("/")
+	h.write("gone", []byte("x"))
+	e := xdr.NewEncoder(128)
+	callHeader(e, 4242, nfs4.ProgramNFS, 3, nfs3Remove)
+	e.Opaque(root)
+	e.String("gone")
+	rec := e.AppendTo(nil)
+	first := h.record(rec)
+	if st := binary.BigEndian.Uint32(first[24:]); st != nfs3OK {
+		t.Fatalf("REMOVE: %d", st)
+	}
+	again := h.record(rec)
+	if !bytes.Equal(first, again) {
+		t.Fatalf("retransmit answered differently:\n%x\n%x", first, again)
+	}
+	if st, _ := h.nfs3(nfs3Remove, func(e *xdr.Encoder) { e.Opaque(root); e.String("gone") }); st != nfs3ErrNoent {
+		t.Fatalf("REMOVE with a new xid: %d", st)
+	}
+	var replays uint64
+	for _, p := range h.s.stats.ProcCounts() {
+		if p.Status == "DRC_REPLAY" {
+			replays += p.N
+		}
+	}
+	if replays != 1 {
+		t.Fatalf("DRC_REPLAY counted %d times", replays)
+	}
+	// A busy entry drops the retransmit.
+	k := drcKeyOf(h.conn, 7, nfs3Rmdir, nil)
+	h.s.v3.drc.start(k, time.Now())
+	if _, running := h.s.v3.drc.start(k, time.Now()); !running {
+		t.Fatal("entry not in progress")
+	}
+	// The ring bounds the cache.
+	for i := range drcMax + 10 {
+		h.s.v3.drc.start(drcKey{xid: uint32(i + 100)}, time.Now())
+	}
+	if n := len(h.s.v3.drc.m); n > drcMax {
+		t.Fatalf("%d entries", n)
+	}
+}
+
+// TestNFS3WriteAlign: the engine finds a v3 WRITE's payload, to place it
+// for O_DIRECT as it does a v4 WRITE's.
+func TestNFS3WriteAlign(t *testing.T) {
+	e := xdr.NewEncoder(256)
+	callHeader(e, 1, nfs4.ProgramNFS, 3, nfs3Write)
+	e.Opaque(make([]byte, 56))
+	e.Uint64(8192)
+	e.Uint32(4096)
+	e.Uint32(0)
+	e.Uint32(4096)
+	head := e.AppendTo(nil)
+	off, foff, ok := WriteAlign(head)
+	if !ok || off != len(head) || foff != 8192 {
+		t.Fatalf("WriteAlign = %d, %d, %v; want %d, 8192, true", off, foff, ok, len(head))
+	}
+	e = xdr.NewEncoder(256)
+	callHeader(e, 1, nfs4.ProgramNFS, 3, nfs3Read)
+	e.Opaque(make([]byte, 56))
+	if _, _, ok := WriteAlign(e.AppendTo(nil)); ok {
+		t.Fatal("WriteAlign of a READ")
+	}
 }

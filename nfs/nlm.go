@@ -169,17 +169,20 @@ func (s *Server) lockCall(c *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 		encodeAccepted(rep.Enc, cl.xid, nfs4.AcceptProgMismatch)
 		rep.Enc.Uint32(want)
 		rep.Enc.Uint32(want)
+		s.countProc(c, cl.prog, cl.vers, cl.proc, "PROG_MISMATCH")
 		return
 	}
-	var ok bool
+	var status string
 	if cl.prog == NLMProgram {
-		ok = s.nlm.call(c, cl, d, rep.Enc)
+		status = s.nlm.call(c, cl, d, rep.Enc)
 	} else {
-		ok = s.nlm.nsmCall(c, cl, d, rep.Enc)
+		status = s.nlm.nsmCall(c, cl, d, rep.Enc)
 	}
-	if !ok { // nothing was encoded yet
+	if status == "" { // nothing was encoded yet
 		encodeAccepted(rep.Enc, cl.xid, nfs4.AcceptGarbageArgs)
+		status = "GARBAGE_ARGS"
 	}
+	s.countProc(c, cl.prog, cl.vers, cl.proc, status)
 }
 
 // hostLocked finds the host of a call, making it when create is set (nil

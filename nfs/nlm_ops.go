@@ -4,32 +4,38 @@ import (
 	"bytes"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// call answers one NLM4 call into e. It returns false, having encoded
-// nothing, when the arguments do not decode (GARBAGE_ARGS).
-func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool {
+// call answers one NLM4 call into e and returns the status to count it
+// under. It returns "", having encoded nothing, when the arguments do not
+// decode (GARBAGE_ARGS).
+func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) string {
 	proc := cl.proc
+	status := "OK"
 	switch {
 	case proc == nlmProcNull:
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	case proc >= nlmProcTest && proc <= nlmProcGranted || proc == nlmProcNMLock:
 		a := decodeNLMArgs(proc, d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
-		stat, hd := n.run(c, proc, &a)
+		stat, hd := n.run(c, cl.cred, proc, &a)
+		status = nlmStatName(stat)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 		encodeNLMRes(e, a.cookie, stat, hd)
 	case proc >= nlmProcTestMsg && proc <= nlmProcGrantMsg:
 		// Asynchronous NLM: the result goes back as a _RES call.
 		a := decodeNLMArgs(proc, d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
-		stat, hd := n.run(c, proc-(nlmProcTestMsg-nlmProcTest), &a)
+		stat, hd := n.run(c, cl.cred, proc-(nlmProcTestMsg-nlmProcTest), &a)
+		status = nlmStatName(stat)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 		if c.addr.IsValid() {
 			cookie := bytes.Clone(a.cookie)
@@ -41,7 +47,7 @@ func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool 
 		cookie := d.Opaque(nlmMaxNetobj)
 		stat := d.Uint32() // TEST_RES's holder that may follow is of no use
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		if proc == nlmProcGrantRes {
 			n.grantRes(cookie, stat)
@@ -50,24 +56,40 @@ func (n *nlmState) call(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool 
 	case proc == nlmProcShare || proc == nlmProcUnshare:
 		a := decodeNLMShare(d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
-		stat := n.share(c, proc, &a)
+		stat := n.share(c, cl.cred, proc, &a)
+		status = nlmStatName(stat)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 		e.Opaque(a.cookie)
 		e.Uint32(stat)
 		e.Int32(0) // sequence
+	case proc == nlmProcNSMNotify:
+		// A statd on this host (a system rpc.statd owning NSM instead of
+		// ServeNSM) tells that a host rebooted: nlm_reboot {mon_name,
+		// state, priv}. Only from loopback, as Linux lockd takes it.
+		name := d.String(nsmMaxName)
+		state := d.Int32()
+		d.Fixed(nsmPrivSize)
+		if d.Err() != nil {
+			return ""
+		}
+		if c.addr.IsLoopback() {
+			n.rebooted(&Conn{}, string(name), state)
+		}
+		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	case proc == nlmProcFreeAll:
 		a := decodeNLMNotify(d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		n.freeAll(c, a.name)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	default:
 		encodeAccepted(e, cl.xid, nfs4.AcceptProcUnavail)
+		status = "PROC_UNAVAIL"
 	}
-	return true
+	return status
 }
 
 // encodeNLMRes writes nlm4_res, or nlm4_testres with hd (TEST).
@@ -85,15 +107,15 @@ func encodeNLMRes(e *xdr.Encoder, cookie []byte, stat uint32, hd *nlmHolder) {
 
 // run performs a synchronous NLM4 lock procedure (or the work of its _MSG
 // twin). TEST's result also carries the holder of a conflicting lock.
-func (n *nlmState) run(c *Conn, proc uint32, a *nlmArgs) (uint32, *nlmHolder) {
+func (n *nlmState) run(c *Conn, cred Cred, proc uint32, a *nlmArgs) (uint32, *nlmHolder) {
 	switch proc {
 	case nlmProcTest:
-		return n.test(c, a)
+		return n.test(c, cred, a)
 	case nlmProcLock:
-		return n.lock(c, a, true), nil
+		return n.lock(c, cred, a, true), nil
 	case nlmProcNMLock:
 		a.block = false // NM_LOCK never blocks (XNFS 14.3.21), and is not monitored
-		return n.lock(c, a, false), nil
+		return n.lock(c, cred, a, false), nil
 	case nlmProcCancel:
 		return n.cancel(c, a), nil
 	case nlmProcUnlock:
@@ -108,22 +130,74 @@ func (n *nlmState) run(c *Conn, proc uint32, a *nlmArgs) (uint32, *nlmHolder) {
 // is the NFSv4 one) and admits the caller to its export as PUTFH would:
 // client specs and the secure-port rule.
 func (n *nlmState) fileOf(c *Conn, fh []byte) (*node, uint32) {
+	nd, _, st := n.fileAs(c, fh)
+	return nd, st
+}
+
+// fileAs is fileOf that also returns the caller's credentials as the
+// export maps them (squashing).
+func (n *nlmState) fileAs(c *Conn, fh []byte) (*node, ClientOptions, uint32) {
 	nd, st := n.s.resolve(fh)
 	if st != nfs4.OK {
-		return nil, nlmStaleFH
+		return nil, ClientOptions{}, nlmStaleFH
 	}
 	if nd.exp == nil {
-		return nil, nlmFailed // a pseudo directory: nothing to lock
+		return nil, ClientOptions{}, nlmFailed // a pseudo directory: nothing to lock
 	}
 	o, ok := nd.exp.access(c.addr)
 	if !ok || !o.Insecure && !c.reservedPort() {
-		return nil, nlmFailed
+		return nil, ClientOptions{}, nlmFailed
+	}
+	return nd, o, nlmGranted
+}
+
+// mayLock checks that the caller may take locks on nd: as knfsd's
+// nfsd_permission for NFSD_MAY_LOCK, read access or ownership of the
+// file, with the caller's credentials of the call (a Linux client's lockd
+// sends those of the process that opened the file) after the export's
+// squashing.
+func (n *nlmState) mayLock(nd *node, o *ClientOptions, caller Cred) uint32 {
+	cr := squash(o, n.s.ids.cred(caller))
+	if cr.UID == 0 {
+		return nlmGranted
+	}
+	fd, done, err := nd.anyFD()
+	if err != nil {
+		return nlmStaleFH
+	}
+	defer done()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nlmStaleFH
+	}
+	switch {
+	case cr.UID == st.Uid:
+		return nlmGranted
+	case st.Mode&0o070 != 0 && n.s.hasACL(nd, &st):
+		if kernelRights(nd, cr, mayRead)&mayRead != 0 {
+			return nlmGranted
+		}
+	case modeRights(&st, &cr)&mayRead != 0:
+		return nlmGranted
+	}
+	return nlmFailed
+}
+
+// fileToLock is fileOf for the calls that take a lock or a share: the
+// caller must also pass mayLock.
+func (n *nlmState) fileToLock(c *Conn, cred Cred, fh []byte) (*node, uint32) {
+	nd, o, st := n.fileAs(c, fh)
+	if st != nlmGranted {
+		return nil, st
+	}
+	if st := n.mayLock(nd, &o, cred); st != nlmGranted {
+		return nil, st
 	}
 	return nd, nlmGranted
 }
 
-func (n *nlmState) test(c *Conn, a *nlmArgs) (uint32, *nlmHolder) {
-	nd, stat := n.fileOf(c, a.lock.fh)
+func (n *nlmState) test(c *Conn, cred Cred, a *nlmArgs) (uint32, *nlmHolder) {
+	nd, stat := n.fileToLock(c, cred, a.lock.fh)
 	if stat != nlmGranted {
 		return stat, nil
 	}
@@ -149,8 +223,8 @@ func (n *nlmState) test(c *Conn, a *nlmArgs) (uint32, *nlmHolder) {
 
 // lock is LOCK and NM_LOCK; monitor records the host for notification
 // after a restart once it holds a lock.
-func (n *nlmState) lock(c *Conn, a *nlmArgs, monitor bool) uint32 {
-	nd, stat := n.fileOf(c, a.lock.fh)
+func (n *nlmState) lock(c *Conn, cred Cred, a *nlmArgs, monitor bool) uint32 {
+	nd, stat := n.fileToLock(c, cred, a.lock.fh)
 	if stat != nlmGranted {
 		return stat
 	}
@@ -279,8 +353,14 @@ func (n *nlmState) unlock(c *Conn, a *nlmArgs) uint32 {
 // share is SHARE and UNSHARE: DOS share reservations among NLM hosts
 // (knfsd's fs/lockd/svcshare.c; they do not meet NFSv4 share
 // reservations there either).
-func (n *nlmState) share(c *Conn, proc uint32, a *nlmShareArgs) uint32 {
-	nd, stat := n.fileOf(c, a.fh)
+func (n *nlmState) share(c *Conn, cred Cred, proc uint32, a *nlmShareArgs) uint32 {
+	var nd *node
+	var stat uint32
+	if proc == nlmProcShare {
+		nd, stat = n.fileToLock(c, cred, a.fh)
+	} else {
+		nd, stat = n.fileOf(c, a.fh)
+	}
 	if stat != nlmGranted {
 		return stat
 	}

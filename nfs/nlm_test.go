@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -20,6 +21,7 @@ type nlmPeer struct {
 	h    *harness
 	conn *Conn
 	name string
+	uid  uint32 // AUTH_SYS uid and gid of its calls
 }
 
 func (h *harness) nlmPeer(remote, name string) *nlmPeer {
@@ -33,7 +35,7 @@ func (p *nlmPeer) rpc(prog, vers, proc, acceptStat uint32, args func(e *xdr.Enco
 	h.t.Helper()
 	h.xid++
 	e := xdr.NewEncoder(256)
-	callHeader(e, h.xid, prog, vers, proc)
+	callHeaderAs(e, h.xid, prog, vers, proc, p.uid)
 	if args != nil {
 		args(e)
 	}
@@ -186,6 +188,25 @@ func TestNLMLockTestUnlock(t *testing.T) {
 	a.rpc(NLMProgram, NLMVersion, 19, nfs4.AcceptProcUnavail, nil)
 	a.rpc(NLMProgram, NLMVersion, nlmProcNull, nfs4.AcceptSuccess, nil)
 	a.rpc(NSMProgram, NSMVersion, nsmProcNull, nfs4.AcceptSuccess, nil)
+
+	// Counted per procedure and status (nfsd_uring_procedures_total).
+	want := map[metrics.ProcKey]bool{
+		{Prog: NLMProgram, Vers: NLMVersion, Proc: nlmProcLock, Status: "LCK_GRANTED"}:  true,
+		{Prog: NLMProgram, Vers: NLMVersion, Proc: nlmProcLock, Status: "LCK_DENIED"}:   true,
+		{Prog: NLMProgram, Vers: NLMVersion, Proc: nlmProcLock, Status: "GARBAGE_ARGS"}: true,
+		{Prog: NLMProgram, Vers: 1, Proc: nlmProcLock, Status: "PROG_MISMATCH"}:         true,
+		{Prog: NLMProgram, Vers: NLMVersion, Proc: 19, Status: "PROC_UNAVAIL"}:          true,
+		{Prog: NSMProgram, Vers: NSMVersion, Proc: nsmProcNull, Status: "OK"}:           true,
+	}
+	for _, pc := range h.s.stats.ProcCounts() {
+		delete(want, pc.ProcKey)
+	}
+	if len(want) != 0 {
+		t.Fatalf("not counted: %v", want)
+	}
+	if ProcName(NLMProgram, NLMVersion, nlmProcFreeAll) != "FREE_ALL" || ProgramName(NSMProgram) != "nsm" {
+		t.Fatal("names")
+	}
 }
 
 // TestNLMConflictsWithV4Locks: one lock table. An NFSv4 lock keeps an NLM
@@ -721,5 +742,157 @@ func TestNLMExpiresCourtesyClient(t *testing.T) {
 	h.s.state.mu.Unlock()
 	if st := a.lock(fh, 1, 0, 1, false, true, false); st != nlmGranted {
 		t.Fatalf("NLM LOCK over a courtesy client's lock: %d", st)
+	}
+}
+
+// TestNLMGraceHoldsV4: a restart with only NLM hosts recorded (no NFSv4
+// client) still starts the grace period, and NFSv4 clients wait in it too
+// (OPEN answers NFS4ERR_GRACE).
+func TestNLMGraceHoldsV4(t *testing.T) {
+	fake := newFakePeer(t)
+	h := newNLMHarness(t, "", "", fake.port())
+	h.session()
+	fh, _ := h.nlmFile("f")
+	if st := h.nlmPeer("127.0.0.1:801", "hostb").lock(fh, 2, 0, 10, false, true, false); st != nlmGranted {
+		t.Fatal(st)
+	}
+	h.s.Close()
+	if err := os.Remove(filepath.Join(h.state, "clients")); err != nil {
+		t.Fatal(err)
+	}
+	h2 := newNLMHarness(t, h.dir, h.state, fake.port())
+	defer h2.s.Close()
+	fake.next(t) // SM_NOTIFY
+	h2.session()
+	if st, _ := h2.openFile("f", "o2", nfs4.ShareAccessBoth); st != nfs4.ErrGrace {
+		t.Fatalf("v4 OPEN in the NLM grace period: %d", st)
+	}
+}
+
+// TestNLMAsyncMsg: LOCK_MSG is answered by a LOCK_RES call to the host's
+// lockd with the result and the request's cookie.
+func TestNLMAsyncMsg(t *testing.T) {
+	fake := newFakePeer(t)
+	h := newNLMHarness(t, "", "", fake.port())
+	defer h.s.Close()
+	h.session()
+	fh, _ := h.nlmFile("f")
+	b := h.nlmPeer("127.0.0.1:801", "hostb")
+	b.rpc(NLMProgram, NLMVersion, nlmProcLockMsg, nfs4.AcceptSuccess, func(e *xdr.Encoder) {
+		e.Opaque([]byte("ck"))
+		e.Bool(false)
+		e.Bool(true)
+		b.alock(e, fh, 1, 0, 10)
+		e.Bool(false)
+		e.Int32(1)
+	})
+	c := fake.next(t)
+	if c.prog != NLMProgram || c.proc != nlmProcLockRes {
+		t.Fatalf("callback %d/%d", c.prog, c.proc)
+	}
+	// The fake read the cookie; the status follows.
+	if d := xdr.NewDecoder(c.args); d.Uint32() != nlmGranted {
+		t.Fatalf("LOCK_RES %x", c.args)
+	}
+	if st, _ := h.nlmPeer("127.0.0.2:1", "hosta").test(fh, 1, 0, 1, true); st != nlmDenied {
+		t.Fatalf("TEST after LOCK_MSG: %d", st)
+	}
+}
+
+// TestNLMIdleHostForgotten: a host that holds nothing any more leaves the
+// hosts file after nlmHostIdle.
+func TestNLMIdleHostForgotten(t *testing.T) {
+	h := newNLMHarness(t, "", "", 1)
+	defer h.s.Close()
+	h.session()
+	fh, _ := h.nlmFile("f")
+	b := h.nlmPeer("127.0.0.1:801", "hostb")
+	if st := b.lock(fh, 2, 0, 10, false, true, false); st != nlmGranted {
+		t.Fatal(st)
+	}
+	if st := b.unlock(fh, 2, 0, 10); st != nlmGranted {
+		t.Fatal(st)
+	}
+	h.s.nlm.maintain(time.Now())
+	if data, _ := os.ReadFile(filepath.Join(h.state, nlmHostsFile)); !bytes.Contains(data, []byte("hostb")) {
+		t.Fatalf("host gone at once: %q", data)
+	}
+	h.s.nlm.maintain(time.Now().Add(nlmHostIdle + time.Second))
+	if data, _ := os.ReadFile(filepath.Join(h.state, nlmHostsFile)); string(data) != "state 1\n" {
+		t.Fatalf("hosts file after the idle time: %q", data)
+	}
+}
+
+// TestNLMStatdUpcall: Linux's private NLM procedure 16 (a local statd
+// telling that a host rebooted) frees the host's locks, from loopback
+// only.
+func TestNLMStatdUpcall(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	fh, _ := h.nlmFile("f")
+	b := h.nlmPeer("10.9.9.9:800", "hostb")
+	if st := b.lock(fh, 1, 0, 0, false, true, false); st != nlmGranted {
+		t.Fatal(st)
+	}
+	upcall := func(p *nlmPeer) {
+		p.rpc(NLMProgram, NLMVersion, nlmProcNSMNotify, nfs4.AcceptSuccess, func(e *xdr.Encoder) {
+			e.String("hostb")
+			e.Int32(3)
+			e.Fixed(make([]byte, nsmPrivSize))
+		})
+	}
+	a := h.nlmPeer("127.0.0.1:800", "hosta")
+	upcall(h.nlmPeer("10.1.1.1:700", "x"))
+	if st := a.lock(fh, 1, 0, 0, false, true, false); st != nlmDenied {
+		t.Fatalf("LOCK after a remote upcall: %d", st)
+	}
+	upcall(h.nlmPeer("127.0.0.1:700", "statd"))
+	if st := a.lock(fh, 1, 0, 0, false, true, false); st != nlmGranted {
+		t.Fatalf("LOCK after the local statd's upcall: %d", st)
+	}
+}
+
+// TestNLMNeedsReadAccess: as knfsd (NFSD_MAY_LOCK), a lock needs read
+// access to the file or its ownership, with the call's credentials;
+// unlocking needs neither.
+func TestNLMNeedsReadAccess(t *testing.T) {
+	h := newHarness(t)
+	h.session()
+	h.write("g", []byte("data"))
+	fh := h.lookupFH("g")
+	p := filepath.Join(h.dir, "g")
+	if err := os.Chmod(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u := h.nlmPeer("127.0.0.1:800", "hostu")
+	u.uid = 1234
+	if st := u.lock(fh, 1, 0, 1, false, true, false); st != nlmFailed {
+		t.Fatalf("LOCK without read access: %d", st)
+	}
+	if st, _ := u.test(fh, 1, 0, 1, false); st != nlmFailed {
+		t.Fatalf("TEST without read access: %d", st)
+	}
+	if err := os.Chmod(p, 0o604); err != nil {
+		t.Fatal(err)
+	}
+	if st := u.lock(fh, 1, 0, 1, false, true, false); st != nlmGranted {
+		t.Fatalf("LOCK with read access: %d", st)
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st := u.unlock(fh, 1, 0, 1); st != nlmGranted {
+		t.Fatalf("UNLOCK without read access: %d", st)
+	}
+	if os.Getuid() == 0 {
+		if err := os.Chown(p, 1234, 1234); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o200); err != nil {
+			t.Fatal(err)
+		}
+		if st := u.lock(fh, 1, 0, 1, false, true, false); st != nlmGranted {
+			t.Fatalf("LOCK by the owner without read access: %d", st)
+		}
 	}
 }

@@ -35,6 +35,7 @@ const (
 	nlmProcCancelRes = 13
 	nlmProcUnlockRes = 14
 	nlmProcGrantRes  = 15
+	nlmProcNSMNotify = 16 // Linux's private upcall from the local statd (nlm_reboot)
 	nlmProcShare     = 20
 	nlmProcUnshare   = 21
 	nlmProcNMLock    = 22
@@ -223,4 +224,33 @@ type nsmStatChge struct {
 
 func decodeNSMNotify(d *xdr.Decoder) nsmStatChge {
 	return nsmStatChge{monName: d.String(nsmMaxName), state: d.Int32()}
+}
+
+// nlmStatName names an nlm4_stats for the metrics.
+func nlmStatName(st uint32) string {
+	names := [...]string{"LCK_GRANTED", "LCK_DENIED", "LCK_DENIED_NOLOCKS", "LCK_BLOCKED", "LCK_DENIED_GRACE_PERIOD",
+		"LCK_DEADLCK", "LCK_ROFS", "LCK_STALE_FH", "LCK_FBIG", "LCK_FAILED"}
+	if st < uint32(len(names)) {
+		return names[st]
+	}
+	return "LCK_UNKNOWN"
+}
+
+var (
+	nlmProcNames = [...]string{"NULL", "TEST", "LOCK", "CANCEL", "UNLOCK", "GRANTED", "TEST_MSG", "LOCK_MSG",
+		"CANCEL_MSG", "UNLOCK_MSG", "GRANTED_MSG", "TEST_RES", "LOCK_RES", "CANCEL_RES", "UNLOCK_RES", "GRANTED_RES",
+		"NSM_NOTIFY", "", "", "", "SHARE", "UNSHARE", "NM_LOCK", "FREE_ALL"}
+	nsmProcNames = [...]string{"NULL", "SM_STAT", "SM_MON", "SM_UNMON", "SM_UNMON_ALL", "SM_SIMU_CRASH", "SM_NOTIFY"}
+)
+
+// lockProcName names an NLM 4 or NSM 1 procedure for the metrics ("" when
+// unknown).
+func lockProcName(prog, vers, proc uint32) string {
+	switch {
+	case prog == NLMProgram && vers == NLMVersion && proc < uint32(len(nlmProcNames)):
+		return nlmProcNames[proc]
+	case prog == NSMProgram && vers == NSMVersion && proc < uint32(len(nsmProcNames)):
+		return nsmProcNames[proc]
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,13 +133,12 @@ func parseHostsFile(data []byte) (uint32, []nlmHostKey, error) {
 // hold locks now and those of the previous boot still to be notified.
 // The caller holds stateTable.mu.
 func (n *nlmState) hostsFileLocked() []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "state %d\n", n.nsm.state)
 	seen := make(map[nlmHostKey]bool)
+	var lines []string
 	add := func(k nlmHostKey) {
 		if !seen[k] {
 			seen[k] = true
-			fmt.Fprintf(&b, "host %s %s\n", k.addr, strconv.Quote(k.name))
+			lines = append(lines, fmt.Sprintf("host %s %s\n", k.addr, strconv.Quote(k.name)))
 		}
 	}
 	for k, h := range n.hosts {
@@ -149,7 +149,8 @@ func (n *nlmState) hostsFileLocked() []byte {
 	for k := range n.nsm.prev {
 		add(k)
 	}
-	return []byte(b.String())
+	sort.Strings(lines)
+	return []byte(fmt.Sprintf("state %d\n", n.nsm.state) + strings.Join(lines, ""))
 }
 
 // syncHosts writes the hosts file if it changed. Callers run it after

@@ -7,17 +7,18 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// nsmCall answers one NSM call into e. It returns false, having encoded
-// nothing, when the arguments do not decode.
-func (n *nlmState) nsmCall(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bool {
+// nsmCall answers one NSM call into e and returns the status to count it
+// under: "", having encoded nothing, when the arguments do not decode.
+func (n *nlmState) nsmCall(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) string {
 	ns := &n.nsm
+	status := "OK"
 	switch cl.proc {
 	case nsmProcNull:
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	case nsmProcStat:
 		d.String(nsmMaxName)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 		e.Uint32(nsmStatSucc)
@@ -25,14 +26,15 @@ func (n *nlmState) nsmCall(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bo
 	case nsmProcMon:
 		m := decodeNSMMon(d, true)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		// Only a lock manager on this host may register (as rpc.statd
 		// checks): a remote caller could otherwise grow the table.
 		stat := uint32(nsmStatFail)
+		status = "STAT_FAIL"
 		if c.addr.IsLoopback() {
 			ns.monitor(m)
-			stat = nsmStatSucc
+			stat, status = nsmStatSucc, "OK"
 		}
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 		e.Uint32(stat)
@@ -40,7 +42,7 @@ func (n *nlmState) nsmCall(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bo
 	case nsmProcUnmon:
 		m := decodeNSMMon(d, false)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		if c.addr.IsLoopback() {
 			ns.unmonitor(m.monName, &m.id)
@@ -50,7 +52,7 @@ func (n *nlmState) nsmCall(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bo
 	case nsmProcUnmonAll:
 		id := decodeNSMMyID(d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		if c.addr.IsLoopback() {
 			ns.unmonitor("", &id)
@@ -63,14 +65,15 @@ func (n *nlmState) nsmCall(c *Conn, cl *call, d *xdr.Decoder, e *xdr.Encoder) bo
 	case nsmProcNotify:
 		a := decodeNSMNotify(d)
 		if d.Err() != nil {
-			return false
+			return ""
 		}
 		n.rebooted(c, string(a.monName), a.state)
 		encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
 	default:
 		encodeAccepted(e, cl.xid, nfs4.AcceptProcUnavail)
+		status = "PROC_UNAVAIL"
 	}
-	return true
+	return status
 }
 
 // nsmMaxMonitors bounds the SM_MON registrations.

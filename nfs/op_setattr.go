@@ -221,7 +221,7 @@ func chmodFD(fd int, path string, mode uint32) error {
 
 // exclcreatAttrs can come with an EXCLUSIVE4_1 create. The times are not
 // among them: they hold the create verifier, as in the kernel server.
-var exclcreatAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner, nfs4.AttrOwnerGroup)
+var exclcreatAttrs = nfs4.BitmapOf(nfs4.AttrSize, nfs4.AttrMode, nfs4.AttrOwner, nfs4.AttrOwnerGroup, nfs4.AttrACL)
 
 func opSetattr(c *compound) nfs4.Status {
 	sid := nfs4.DecodeStateid(c.d)
@@ -251,6 +251,15 @@ func opSetattr(c *compound) nfs4.Status {
 	if c.s.mds != nil && (a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) ||
 		a.mask.Has(nfs4.AttrOwnerGroup) || a.mask.Has(nfs4.AttrSize) || a.mask.Has(nfs4.AttrACL)) {
 		if s := c.s.recallLayouts(c.client(), n); s != nfs4.OK {
+			return s
+		}
+	}
+	// So must another client's delegation (knfsd: notify_change and
+	// setxattr break delegations): its holder opens from its cache,
+	// checking access there, and would go on letting in users the new
+	// mode, owner or ACL keeps out.
+	if a.mask.Has(nfs4.AttrMode) || a.mask.Has(nfs4.AttrOwner) || a.mask.Has(nfs4.AttrOwnerGroup) || a.mask.Has(nfs4.AttrACL) {
+		if s := c.s.breakDelegs(c.client(), n, true); s != nfs4.OK {
 			return s
 		}
 	}

@@ -6,10 +6,11 @@ package nfs
 // in the data file of stripe k mod Width, at the same file offset: the
 // data files are sparse, each holding its own units and holes between
 // them. This is the mapping the Linux client uses from 6.18 on
-// (fs/nfs/flexfilelayout/flexfilelayout.c, ff_layout_calc_dss_id: the
-// data server index is (offset / stripe_unit) mod ds_count, and the I/O
-// keeps the file's offset), and the project's client (client/pnfs.go,
-// heldLayout.stripe).
+// (fs/nfs/flexfilelayout/flexfilelayout.h, nfs4_ff_layout_calc_dss_id:
+// the data server index is (offset / stripe_unit) mod dss_count, and the
+// I/O keeps the file's offset; ff_layout_alloc_lseg wants the same
+// count in every mirror, as the pool makes them), and the project's
+// client's (client/pnfs.go, heldLayout.stripe).
 //
 // Every data file of a layout is on its own data server (the pool
 // places mirrors times width distinct servers), so a data server holds at

@@ -12,9 +12,9 @@ import (
 // one data server per mirror only: ff_layout_alloc_lseg
 // (fs/nfs/flexfilelayout/flexfilelayout.c, 6.12) reads ffm_data_servers
 // and fails the whole layout when it is not 1 ("FIXME: allow for
-// striping?": ds_count != 1 goes to out_err_free), and the I/O that
-// asked for it ends in EIO rather than going through the MDS. Striping
-// came in 6.18 (ff_layout_calc_dss_id). So a striped layout goes only to
+// striping?": ds_count != 1 goes to out_err_free with -EIO), and the I/O
+// that asked for it ends in EIO rather than going through the MDS.
+// Striping came in 6.18 (nfs4_ff_layout_calc_dss_id). So a striped layout goes only to
 // a client whose EXCHANGE_ID implementation id (RFC 8881 section 18.35,
 // eia_client_impl_id) says it is Linux 6.18 or later, or the project's
 // own client (client/, which stripes); any other client gets

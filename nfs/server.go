@@ -189,7 +189,7 @@ type Server struct {
 	retired  []*export // dropped by a reload; kept open until Close (nodes may still refer to them)
 	stats    *metrics.Set
 	gss      *gssServer // RPCSEC_GSS contexts (rpc_gss.go); nil without Config.GSS
-	mounts   mountList  // MOUNT's DUMP list (mount3.go)
+	v3       v3State    // NFSv3 and MOUNT (nfs3.go, mount3.go, nfs3_drc.go)
 }
 
 // NewServer checks the exports and returns a server.

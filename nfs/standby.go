@@ -226,6 +226,14 @@ func (s *Server) ledgerReleased(ls *layoutState) {
 	}
 }
 
+// fenceReleased fences ls's file and then drops ls from the ledger: a
+// crash between the two leaves the entry, and the next server fences
+// the file again rather than not at all.
+func (s *Server) fenceReleased(ls *layoutState) {
+	s.fence(ls.node)
+	s.ledgerReleased(ls)
+}
+
 type ledgerOp struct {
 	held  bool
 	owner string

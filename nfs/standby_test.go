@@ -11,16 +11,16 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// memLedger is a LayoutLedger in memory: held is what this server
+// lockedLedger is a LayoutLedger in memory: held is what this server
 // recorded, prev what the one before it did.
-type memLedger struct {
+type lockedLedger struct {
 	mu     sync.Mutex
 	held   map[string]map[string][]byte
 	prev   map[string][][]byte
 	forgot bool
 }
 
-func (l *memLedger) Held(owner string, fh []byte) error {
+func (l *lockedLedger) Held(owner string, fh []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.held == nil {
@@ -33,20 +33,20 @@ func (l *memLedger) Held(owner string, fh []byte) error {
 	return nil
 }
 
-func (l *memLedger) Released(owner string, fh []byte) error {
+func (l *lockedLedger) Released(owner string, fh []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.held[owner], string(fh))
 	return nil
 }
 
-func (l *memLedger) Previous(context.Context) (map[string][][]byte, error) {
+func (l *lockedLedger) Previous(context.Context) (map[string][][]byte, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.prev, nil
 }
 
-func (l *memLedger) ForgetPrevious(context.Context) error {
+func (l *lockedLedger) ForgetPrevious(context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.forgot = true
@@ -54,7 +54,7 @@ func (l *memLedger) ForgetPrevious(context.Context) error {
 }
 
 // snapshot is what the next server's Previous returns.
-func (l *memLedger) snapshot() map[string][][]byte {
+func (l *lockedLedger) snapshot() map[string][][]byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := map[string][][]byte{}
@@ -117,7 +117,7 @@ func TestTakeoverFencesAbsentClients(t *testing.T) {
 		key := bytes.Repeat([]byte{7}, 32)
 		dir := t.TempDir()
 		recs := &lockedRecords{}
-		la := &memLedger{}
+		la := &lockedLedger{}
 		a := takeoverHarness(t, dir, ds, recs, &Takeover{HandleKey: key, Ledger: la})
 		a.owner = "client-x"
 		a.session()
@@ -134,7 +134,7 @@ func TestTakeoverFencesAbsentClients(t *testing.T) {
 			t.Fatalf("a deposed server answered: %x", rep)
 		}
 
-		lb := &memLedger{prev: la.snapshot()}
+		lb := &lockedLedger{prev: la.snapshot()}
 		done := make(chan struct{})
 		b := takeoverHarness(t, dir, ds, recs, &Takeover{HandleKey: key, Ledger: lb, GraceDone: func() { close(done) }})
 		if !bytes.Equal(a.s.owner, b.s.owner) {
@@ -201,4 +201,30 @@ func nullCall(xid uint32) []byte {
 	e := xdr.NewEncoder(128)
 	callHeader(e, xid, nfs4.ProgramNFS, nfs4.NFSVersion, nfs4.ProcNull)
 	return e.AppendTo(nil)
+}
+
+// TestLedgerFollowsLayouts: the ledger holds a layout while the client
+// does, and drops one fenced at the client's lease end only once its
+// data files are fenced.
+func TestLedgerFollowsLayouts(t *testing.T) {
+	ds := newFakeDS(1)
+	l := &lockedLedger{}
+	h := takeoverHarness(t, t.TempDir(), ds, &lockedRecords{}, &Takeover{HandleKey: bytes.Repeat([]byte{3}, 32), Ledger: l})
+	h.session()
+	st, open, fh := h.create("f", nfs4.CreateUnchecked, "")
+	if st != nfs4.OK {
+		t.Fatalf("create: %d", st)
+	}
+	if st, _ := h.layoutget(fh, open, nfs4.LayoutIOModeRW, 0); st != nfs4.OK {
+		t.Fatalf("LAYOUTGET: %d", st)
+	}
+	waitUntil(t, "the ledger entry", func() bool { return len(l.snapshot()["owner-1"]) == 1 })
+	h.silence(2 * time.Duration(h.s.cfg.LeaseTime) * time.Second)
+	h.s.state.layoutsOverdue(time.Now())
+	waitUntil(t, "the fence and the ledger entry's removal", func() bool {
+		ds.mu.Lock()
+		fences := ds.fences
+		ds.mu.Unlock()
+		return fences == 1 && len(l.snapshot()["owner-1"]) == 0
+	})
 }

@@ -368,6 +368,9 @@ type cbResult struct {
 // args encodes) to the session's client and waits up to timeout for the
 // reply. Callbacks of a session take turns on its one slot.
 func (s *Server) cbCompound(sess *session, nops uint32, args func(e *xdr.Encoder), timeout time.Duration) (cbResult, error) {
+	if sess.client != nil && sess.client.v40 != nil {
+		return s.cbCompound40(sess, nops, args, timeout) // v40_callback.go
+	}
 	b := &sess.cb
 	b.mu.Lock()
 	slot := b.slot

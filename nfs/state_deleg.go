@@ -528,6 +528,9 @@ func (s *Server) recallTarget(o *openState) (*session, nfs4.Stateid, []byte) {
 			break
 		}
 	}
+	if sess == nil {
+		sess = callback40(o.client) // v40_callback.go
+	}
 	return sess, nfs4.Stateid{Seqid: o.seq.Load(), Other: o.other}, o.node.handle
 }
 
@@ -560,6 +563,9 @@ func (c *compound) delegAttrs(n *node, req nfs4.Bitmap, st *unix.Stat_t) {
 					holder = x
 					break
 				}
+			}
+			if holder == nil {
+				holder = callback40(o.client) // v40_callback.go
 			}
 		}
 	}

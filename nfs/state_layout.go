@@ -177,13 +177,15 @@ func (t *stateTable) dropLayoutLocked(ls *layoutState, fence bool) {
 	}
 	ls.fenced = fence
 	close(ls.gone)
-	t.s.ledgerReleased(ls)
+	if !fence {
+		t.s.ledgerReleased(ls) // a fenced one once the fence is done (fenceReleased)
+	}
 	if t.s.mds == nil {
 		return
 	}
 	t.s.mds.returned.Add(1)
 	if fence {
-		go t.s.fence(ls.node)
+		go t.s.fenceReleased(ls)
 	}
 }
 

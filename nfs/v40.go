@@ -50,7 +50,7 @@ func init() {
 	v40(nfs4.OpSetclientid, opSetclientid, opModifies, max(8+verifierLen, 2*opaqueMax), argsOf(decodeSetclientid))
 	v40(nfs4.OpSetclientidConfirm, opSetclientidConfirm, opModifies, 0, fixedArgs(decodeSetclientidConfirm))
 	v40(nfs4.OpRenew, opRenew, 0, 0, fixedArgs(decodeClientidArgs))
-	v40(nfs4.OpOpenConfirm, opOpenConfirm, opNeedFH|opModifies|opSeqid|opUsesCurSid, stateidLen, fixedArgs(decodeOpenConfirm))
+	v40(nfs4.OpOpenConfirm, opOpenConfirm, opModifies|opSeqid|opUsesCurSid, stateidLen, fixedArgs(decodeOpenConfirm))
 	v40(nfs4.OpReleaseLockowner, opReleaseLockowner, opModifies, 0, argsOf(decodeLockOwner))
 	for _, op := range []uint32{nfs4.OpOpen, nfs4.OpOpenDowngrade, nfs4.OpClose, nfs4.OpLock, nfs4.OpLocku} {
 		opTable[op].flags |= opSeqid
@@ -79,6 +79,8 @@ type v40State struct {
 	// seqMu orders the seqid ops of the client: the check of the
 	// seqid, the op and the recording of its reply are one step.
 	seqMu sync.Mutex
+	// conn is the callback connection (v40_callback.go).
+	conn *v40Conn
 	// settled: the client has done with reclaiming (v40Settle).
 	settled atomic.Bool
 }
@@ -139,7 +141,13 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 	var sid nfs4.Stateid
 	switch c.opNum(info) {
 	case nfs4.OpOpen:
-		id = decodeOpen(&d).clientID
+		a := decodeOpen(&d)
+		if d.Err() == nil {
+			if s := openArgs40(&a); s != nfs4.OK {
+				return s
+			}
+		}
+		id = a.clientID
 	case nfs4.OpLock:
 		a := decodeLock(&d)
 		if a.newLockOwner {
@@ -184,6 +192,19 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 		return s
 	}
 	c.bind40(cl)
+	return nfs4.OK
+}
+
+// openArgs40 refuses what OPEN4args of 4.0 cannot hold: 4.1's claims and
+// EXCLUSIVE4_1 are not arms of its unions (NFS4ERR_BADXDR), and the
+// share_access want bits are 4.1's (NFS4ERR_INVAL, as knfsd).
+func openArgs40(a *openArgs) nfs4.Status {
+	if a.claim > nfs4.ClaimDelegatePrev || (a.create && a.createMode == nfs4.CreateExclusive41) {
+		return nfs4.ErrBadXDR
+	}
+	if a.access&^nfs4.ShareAccessBoth != 0 {
+		return nfs4.ErrInval
+	}
 	return nfs4.OK
 }
 
@@ -561,7 +582,7 @@ func (t *stateTable) setclientid(c *compound, owner string, verf [8]byte, cb v40
 	// A new client, or a rebooted one (another verifier): a new record,
 	// unconfirmed; a rebooted client's old one goes at the confirm.
 	if !t.roomForClientLocked(addr) {
-		return 0, [8]byte{}, v40Callback{}, nfs4.ErrResource
+		return 0, [8]byte{}, v40Callback{}, nfs4.ErrDelay
 	}
 	cl := &client{
 		id: t.newClientID(), owner: owner, verifier: verf, principal: uid, addr: addr, csSeq: 1,
@@ -676,6 +697,11 @@ func opOpenConfirm(c *compound) nfs4.Status {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
+	// The current filehandle is checked here, not by the table (opNeedFH),
+	// as in 4.1 the op is NFS4ERR_NOTSUPP whatever the filehandle.
+	if c.cfh == nil {
+		return nfs4.ErrNofilehandle
+	}
 	if c.sess == nil || c.sess.client.v40 == nil {
 		return nfs4.ErrBadStateid
 	}
@@ -738,10 +764,6 @@ func opReleaseLockowner(c *compound) nfs4.Status {
 	return nfs4.OK
 }
 
-// probe40 starts the CB_NULL probe of cl's callback path
-// (v40_callback.go); until it answers, cl gets no delegation.
-func (s *Server) probe40(cl *client) {}
-
 // forget40Locked forgets what the state table keeps of a 4.0 client
 // going away.
 func (t *stateTable) forget40Locked(cl *client) {
@@ -752,5 +774,10 @@ func (t *stateTable) forget40Locked(cl *client) {
 	for other := range cl.v40.closed {
 		t.closed40.Delete(other)
 	}
+	vc := cl.v40.conn
+	cl.v40.conn = nil
 	cl.v40.mu.Unlock()
+	if vc != nil {
+		vc.close()
+	}
 }

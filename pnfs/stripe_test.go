@@ -125,6 +125,9 @@ func TestStripedIO(t *testing.T) {
 			t.Fatalf("after SetSize: %v %v", fi, err)
 		}
 	}
+	if err := p.Allocate(ctx, l, 0, size); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.Deallocate(ctx, l, 0, size); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,10 @@
 // Package rpcbind is a small portmapper (version 2) client: it tells the
 // local rpcbind which port serves which RPC program, so NFSv3 clients that
 // ask it (mount without port= and mountport=) find the server. PMAPPROC_SET
-// and PMAPPROC_UNSET only, over TCP with a UDP fallback, to 127.0.0.1:111.
+// and PMAPPROC_UNSET only: over rpcbind's local socket (/run/rpcbind.sock,
+// where rpcbind knows the caller is root; a default rpcbind refuses SET
+// over the network, even from 127.0.0.1, unless started with -L), then over
+// TCP and UDP to 127.0.0.1:111.
 package rpcbind
 
 import (
@@ -23,6 +26,8 @@ const (
 	IPProtoTCP  = 6
 	IPProtoUDP  = 17
 	DefaultAddr = "127.0.0.1:111"
+	// DefaultSocket is rpcbind's local (AF_UNIX) socket.
+	DefaultSocket = "/run/rpcbind.sock"
 )
 
 // Mapping is one program's registration: program, version, protocol
@@ -32,9 +37,10 @@ type Mapping struct {
 	Port             uint16
 }
 
-// Client talks to the portmapper at Addr.
+// Client talks to the portmapper at Socket, else at Addr.
 type Client struct {
 	Addr    string        // DefaultAddr when empty
+	Socket  string        // DefaultSocket when empty; "-": none
 	Timeout time.Duration // per call; 2s when 0
 }
 
@@ -76,7 +82,20 @@ func (c *Client) call(proc uint32, m Mapping) (bool, error) {
 	}
 	xid := xids.Add(1)
 	msg := encodeCall(xid, proc, m)
-	res, err := callTCP(addr, msg, timeout)
+	sock := c.Socket
+	if sock == "" {
+		sock = DefaultSocket
+	}
+	if sock != "-" {
+		res, err := callStream("unix", sock, msg, timeout)
+		if err == nil {
+			return decodeReply(xid, res)
+		}
+		if !isRefused(err) {
+			return false, err
+		}
+	}
+	res, err := callStream("tcp", addr, msg, timeout)
 	if err != nil {
 		var ne net.Error
 		if isRefused(err) || errors.As(err, &ne) && ne.Timeout() {
@@ -131,8 +150,9 @@ func decodeReply(xid uint32, b []byte) (bool, error) {
 	return u(i+1) != 0, nil
 }
 
-func callTCP(addr string, msg []byte, timeout time.Duration) ([]byte, error) {
-	conn, err := net.DialTimeout("tcp", addr, timeout)
+// callStream makes one call over a stream connection (record marking).
+func callStream(network, addr string, msg []byte, timeout time.Duration) ([]byte, error) {
+	conn, err := net.DialTimeout(network, addr, timeout)
 	if err != nil {
 		return nil, err
 	}

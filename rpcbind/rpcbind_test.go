@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -18,8 +19,10 @@ type fakePortmapper struct {
 	calls [][]uint32 // proc, prog, vers, prot, port
 }
 
-func newFake(t *testing.T) *fakePortmapper {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func newFake(t *testing.T) *fakePortmapper { return newFakeOn(t, "tcp", "127.0.0.1:0") }
+
+func newFakeOn(t *testing.T, network, addr string) *fakePortmapper {
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +64,7 @@ func (f *fakePortmapper) serve(c net.Conn) {
 
 func TestSetUnset(t *testing.T) {
 	f := newFake(t)
-	c := &Client{Addr: f.ln.Addr().String()}
+	c := &Client{Addr: f.ln.Addr().String(), Socket: "-"}
 	if err := c.Set(Mapping{Prog: 100003, Vers: 3, Prot: IPProtoTCP, Port: 2049}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestNoPortmapper(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	c := &Client{Addr: addr, Timeout: time.Second}
+	c := &Client{Addr: addr, Socket: filepath.Join(t.TempDir(), "none.sock"), Timeout: time.Second}
 	start := time.Now()
 	err = c.Set(Mapping{Prog: 100003, Vers: 3, Prot: IPProtoTCP, Port: 2049})
 	if !errors.Is(err, ErrNoRpcbind) {
@@ -106,5 +109,21 @@ func TestDecodeReplyMalformed(t *testing.T) {
 		if _, err := decodeReply(1, b); err == nil {
 			t.Fatalf("accepted %x", b)
 		}
+	}
+}
+
+// TestLocalSocket: the local socket is tried first (a default rpcbind
+// accepts SET only there).
+func TestLocalSocket(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "rpcbind.sock")
+	f := newFakeOn(t, "unix", sock)
+	c := &Client{Addr: "127.0.0.1:1", Socket: sock}
+	if err := c.Set(Mapping{Prog: 100005, Vers: 3, Prot: IPProtoTCP, Port: 20048}); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.calls) != 1 || f.calls[0][0] != procSet || f.calls[0][4] != 20048 {
+		t.Fatalf("calls %v", f.calls)
 	}
 }

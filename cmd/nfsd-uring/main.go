@@ -128,10 +128,11 @@ func run() error {
 	statdPort := flag.Int("statd-port", 0, "UDP port for NSM (clients' statd) and NLM datagrams, registered with rpcbind; 0: any free port, -1: none")
 	nsmRPCBindPort := flag.Int("nsm-rpcbind-port", 0, "for tests: the port of the NFSv3 clients' rpcbind the server asks for their statd and lockd (SM_NOTIFY, NLM callbacks); 0: 111")
 	rpcbindOn := flag.Bool("rpcbind", true, "register NFS 3 and 4 and MOUNT 3 with the local rpcbind at start and unregister at exit (none running: a log line)")
+	keytab := flag.String("keytab", defaultKeytab, "Kerberos keytab for RPCSEC_GSS (sec=krb5, krb5i, krb5p): tickets for its nfs/HOST@REALM principals are accepted; the default one missing leaves Kerberos off; empty: off")
 	var ps pnfsSettings
 	flag.Var(&ps.servers, "data-server", "make the server a pNFS flexible-files metadata server whose files keep their data on this NFSv4.1+ data server, given as HOST:PORT[/PATH][,advertise=HOST:PORT] (repeatable): PATH is the directory there for the data files (default --ds-path; created if missing), advertise= the address clients are told; the data server's export must be no_root_squash for this server's address")
 	flag.IntVar(&ps.mirrors, "mirrors", 1, "with --data-server: data servers holding each file (each a full copy)")
-	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
+	flag.StringVar(&ps.cluster, "cluster", "", "with --data-server or --standby: the etcd cluster keeping shared state, as etcd://HOST:PORT[,HOST:PORT...] (default: an embedded single-node etcd under --state-dir)")
 	flag.Var(&ps.stripeUnit, "stripe-unit", "with --data-server: stripe each new file's data over --stripe-width data servers in units of SIZE (e.g. 1m; ffl_stripe_unit, RFC 8435); only clients that take striped layouts (Linux 6.18 and later, the project's client) get them, others do I/O through this server (0: no striping)")
 	flag.IntVar(&ps.stripeWidth, "stripe-width", 0, "with --stripe-unit: data servers each mirror stripes over (0: all of them, divided by --mirrors)")
 	flag.StringVar(&ps.dsPath, "ds-path", pnfs.DefaultPath, "with --data-server: the directory on a data server for the data files when HOST:PORT names none")
@@ -194,7 +195,7 @@ func run() error {
 	fio.WritebackAfter = *writebackAfter
 	fio.Metrics = stats
 	ps.stateDir = *stateDir
-	sb, err := standbyWait(&ps, addr, log) // --standby: returns once elected (standby.go)
+	sb, err := standbyWait(&ps, addr, log, stats) // --standby: returns once elected (standby.go)
 	if err != nil {
 		return err
 	}
@@ -205,7 +206,11 @@ func run() error {
 	}
 	defer role.close()
 	sb.adjust(&role, *stateDir)
-	srv, err := nfs.NewServer(nfs.Config{DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
+	gssAcc, err := loadGSS(*keytab, flagGiven("keytab"), log)
+	if err != nil {
+		return err
+	}
+	srv, err := nfs.NewServer(nfs.Config{GSS: gssAcc, DataServers: role.dataServers, ClientRecords: role.records, Exports: exports, MaxIO: *maxIO, Slots: *slots, Logger: log, IO: fio, StateDir: *stateDir, Delegations: *delegations,
 		MaxClients: *maxClients, MaxClientsPerAddress: *maxClientsAddr, MaxSessionsPerClient: *maxSessions, MaxOpensPerClient: *maxOpens,
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
 		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats,

@@ -62,6 +62,9 @@ func setupDataServers(ctx context.Context, s pnfsSettings, log *slog.Logger, sta
 		if s.cluster != "" && s.opened == nil {
 			return none, errors.New("--cluster needs --data-server (the metadata-server role)")
 		}
+		if s.stripeUnit != 0 || s.stripeWidth != 0 {
+			return none, errors.New("--stripe-unit and --stripe-width need --data-server (the metadata-server role)")
+		}
 		return none, nil
 	}
 	var cfgs []pnfs.ServerConfig

@@ -35,6 +35,10 @@ var rpcPrograms = []rpcProgram{
 	{prog: nfs.NSMProgram, vers: nfs.NSMVersion, udp: true},
 }
 
+// rpcbindAddr and rpcbindSocket are the portmapper registered with (tests
+// point them elsewhere).
+var rpcbindAddr, rpcbindSocket = rpcbind.DefaultAddr, rpcbind.DefaultSocket
+
 // startV3 serves MOUNT on its own port when mountdPort is not 0 (it is
 // always served on the NFS port too), NSM and NLM datagrams on statdPort
 // (0: any free port; -1: none), and registers rpcPrograms with the local
@@ -80,7 +84,7 @@ func startV3(log *slog.Logger, srv *nfs.Server, opts engine.Options, nfsAddr *ne
 	if !register {
 		return stop, nil
 	}
-	pm := &rpcbind.Client{}
+	pm := &rpcbind.Client{Addr: rpcbindAddr, Socket: rpcbindSocket}
 	var done []rpcbind.Mapping
 	// Another server's registrations, or our previous run's, go first.
 	unset := map[[2]uint32]bool{}

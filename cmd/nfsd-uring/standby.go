@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nfsd-uring/nfsd-uring/cluster"
+	"github.com/nfsd-uring/nfsd-uring/metrics"
 	"github.com/nfsd-uring/nfsd-uring/nfs"
 )
 
@@ -33,7 +34,7 @@ type standby struct {
 // standbyWait, with --standby, connects to the cluster, waits until this
 // server is elected (SIGINT or SIGTERM meanwhile end it), and starts its
 // grace epoch; the metadata-server role then uses that cluster.
-func standbyWait(ps *pnfsSettings, addr string, log *slog.Logger) (*standby, error) {
+func standbyWait(ps *pnfsSettings, addr string, log *slog.Logger, stats *metrics.Set) (*standby, error) {
 	if !*standbyOn {
 		return nil, nil
 	}
@@ -88,6 +89,9 @@ func standbyWait(ps *pnfsSettings, addr string, log *slog.Logger) (*standby, err
 		log.Info("standby: grace period over", "epoch", cur)
 	}}
 	ps.opened = cl
+	stats.AddGauge(metrics.Gauge{Name: "standby_epoch", Help: "grace epoch this metadata server took over in (--standby)", Value: func() float64 { return float64(cur) }})
+	stats.AddGauge(metrics.Gauge{Name: "standby_lease_seconds", Help: "seconds the election lease is surely valid for (--standby); the server stops serving at 0",
+		Value: func() float64 { return st.ValidFor().Seconds() }})
 	log.Info("standby: elected the active metadata server", "epoch", cur, "recovery_epoch", rec, "waited", time.Since(start).Round(time.Millisecond))
 	return sb, nil
 }

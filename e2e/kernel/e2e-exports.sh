@@ -15,7 +15,7 @@
 # must list ro and sq only. run.sh's verdict (e2e/kernel/verdict) judges.
 #
 # Environment: E2E_EX_BIN (server binary; built if unset), ENGINE,
-# E2E_SERVER_ARGS, E2E_WORK, E2E_EX_VERS (one NFS version, default 4.2),
+# E2E_SERVER_ARGS, E2E_WORK, E2E_EX_VERS (one NFS version, 3, 4.1 or 4.2, default 4.2),
 # plus run.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/../.."
 
 ENGINE=${ENGINE:-portable}
 VERS=${E2E_EX_VERS:-4.2}
-[[ $VERS =~ ^4\.[12]$ ]] || e2e_die "E2E_EX_VERS must be one version, 4.1 or 4.2 (got '$VERS')"
+[[ $VERS =~ ^(3|4\.[12])$ ]] || e2e_die "E2E_EX_VERS must be one version, 3, 4.1 or 4.2 (got '$VERS')"
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)

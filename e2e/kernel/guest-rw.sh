@@ -111,6 +111,29 @@ rw_deny() {
 	return 1
 }
 
+# rw_acl FILE: NFSv4 ACLs with nfs4-acl-tools (a root 0600 file): an ACE
+# for uid 1000 set by nfs4_setfacl becomes the POSIX ACL
+# u::rw-,u:1000:r--,g::---,m::r--,o::--- on the server (mode 640, as the
+# mirror's chmod), nfs4_getfacl shows it as knfsd would, uid 1000 may read
+# and uid 1001 may not; an AUDIT ACE (unmappable) is refused.
+rw_acl() {
+	nfs4_setfacl -a "A::1000:r" "$1" || return 1
+	_a=$(nfs4_getfacl "$1" 2>&1 | tr '\n' ' ')
+	case "$_a" in
+	*"A::OWNER@:rwatTcCy A::1000:rtcy A::GROUP@:tcy A::EVERYONE@:tcy"*) ;;
+	*) echo "nfs4_getfacl after adding A::1000:r: $_a"; return 1 ;;
+	esac
+	if nfs4_setfacl -a "U::EVERYONE@:r" "$1" 2>/dev/null; then
+		echo "an AUDIT ACE was accepted"
+		return 1
+	fi
+	fshelper runas 1000 1000 /bin/sh -c "cat $1" >/dev/null || { echo "uid 1000 cannot read through its ACE"; return 1; }
+	if fshelper runas 1001 1001 /bin/sh -c "cat $1" >/dev/null 2>&1; then
+		echo "uid 1001 read a file its ACL does not grant"
+		return 1
+	fi
+}
+
 # rw_xattr FILE: user xattrs over NFS 4.2 (RFC 8276): set (create,
 # replace), get, list, remove, and the refusals (EEXIST, ENODATA, EACCES
 # for uid 1001). Leaves user.e2e=hello-xattr alone, which the host checks.
@@ -203,6 +226,13 @@ rw_workload() {
 	if [ "$RW_V" = 4.2 ]; then
 		# tmpfs may lack user xattrs: the mirror only gets the file.
 		both2 xattr 'echo x >$D/xattr.txt' 'echo x >$D/xattr.txt && rw_xattr $D/xattr.txt'
+	fi
+	if command -v nfs4_setfacl >/dev/null 2>&1; then
+		# The mirror (tmpfs) takes no NFSv4 ACL: it gets the mode the
+		# ACL makes.
+		both2 acl 'echo x >$D/acl.txt && chmod 640 $D/acl.txt' 'echo x >$D/acl.txt && chmod 600 $D/acl.txt && rw_acl $D/acl.txt'
+	else
+		res "SKIP $RW_V acl no nfs4_setfacl in the guest (install nfs4-acl-tools on the host)"
 	fi
 	flagged alloc fallocate 'fallocate -l 1048576 $D/alloc.bin && cat /tmp/src/f >$D/alloc-data.bin && fallocate -o 0 -l 2097152 $D/alloc-data.bin'
 	flagged copy copy_file_range 'fshelper copy $D/odd-1000003.bin $D/cfr.bin'

@@ -87,8 +87,9 @@ e2e_kernel() {
 # nfs_layout_flexfiles: the pNFS phase's layout driver. The client asks for
 # it with request_module("nfs-layouttype4-4") at the first layout (fs/nfs/
 # pnfs.c find_pnfs_driver), which needs modprobe and a module tree the
-# initramfs does not have, so it is loaded up front like the others.
-E2E_MODULES=(virtio_net nfsv4 nfs_layout_flexfiles)
+# initramfs does not have, so it is loaded up front like the others; so is
+# nfsv3 (vers=3 mounts: "NFS: Version unavailable" without it).
+E2E_MODULES=(virtio_net nfsv4 nfs_layout_flexfiles nfsv3)
 
 # e2e_initramfs OUT: build a gzip'd newc initramfs with static busybox, the
 # guest init script and the decompressed modules (in load order).
@@ -115,6 +116,7 @@ e2e_initramfs() {
 	cp "$E2E_KDIR/guest-pnfs.sh" "$stage/guest-pnfs.sh"
 	e2e_fshelper
 	cp "$E2E_FSHELPER" "$stage/bin/fshelper"
+	e2e_acltools "$stage"
 	mdir=$E2E_KROOT/lib/modules/$E2E_KVER
 	dep=$mdir/modules.dep
 	# Load order: for each wanted module, its deps (deepest last in
@@ -151,6 +153,22 @@ e2e_initramfs() {
 	(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) | gzip -1 >"$out" ||
 		e2e_die "initramfs build failed"
 	rm -rf "$stage"
+}
+
+# e2e_acltools STAGE: nfs4_getfacl and nfs4_setfacl (Debian nfs4-acl-tools;
+# they need only libc) for the guest's ACL step, when the host has them.
+e2e_acltools() {
+	local stage=$1 b l
+	for b in nfs4_getfacl nfs4_setfacl; do
+		command -v "$b" >/dev/null || return 0
+	done
+	for b in nfs4_getfacl nfs4_setfacl; do
+		cp "$(command -v "$b")" "$stage/bin/$b"
+		for l in $(ldd "$(command -v "$b")" | grep -o '/[^ ]*'); do
+			mkdir -p "$stage$(dirname "$l")"
+			cp -L "$l" "$stage$l"
+		done
+	done
 }
 
 # e2e_fshelper: build fshelper (static: it runs in the guest and on the

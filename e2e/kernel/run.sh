@@ -87,7 +87,7 @@ fi
 VERS=("$@")
 ((${#VERS[@]})) || VERS=(4.2 4.1)
 for v in "${VERS[@]}"; do
-	[[ $v =~ ^4\.[0-2]$ ]] || e2e_die "unsupported NFS version '$v' (want 4.0, 4.1 or 4.2)"
+	[[ $v =~ ^(3|4\.[0-2])$ ]] || e2e_die "unsupported NFS version '$v' (want 3, 4.0, 4.1 or 4.2)"
 done
 [[ $PORT =~ ^[0-9]+$ ]] || e2e_die "bad port '$PORT'"
 

@@ -61,7 +61,7 @@
 //	         SHA256; FSERR NAME STEP rc=N MSG; FILL rc=N MSG; FILLSIZE BYTES;
 //	         FILLKEEP GOT WANT; FILLAFTER rc=N MSG; FSDONE
 //	exports: EXMOUNT NAME ok|fail DETAIL; EXR STEP pass|FAIL DETAIL;
-//	         EXLS NAMES; EXDONE
+//	         EXLS NAMES (EXNOPSEUDO instead on vers=3); EXDONE
 //	restart: HOLDING V; RESTART V ok
 //	deleg:   DELEG_HELD V; DELEG V ok delegreturn=N
 //	pnfs:    PW V NAME SIZE SHA256 (written, hashed from the guest's tmpfs

@@ -1,0 +1,459 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nfsd-uring/nfsd-uring/xdr"
+)
+
+// NFSv3 (--vers 3): randread and ior-easy against a v3 server, over a
+// small v3 client of nfsbench's own (MOUNT on the NFS port, AUTH_SYS). A
+// v3 connection has one call in flight, so each of the Conns connections
+// of a v4 run is Depth v3 connections here: the same number of requests in
+// flight. Phases keep the v4 names, so --compare of a v3 and a v4 target
+// lines them up.
+
+// conn3 is one NFSv3 connection, one call at a time.
+type conn3 struct {
+	c        net.Conn
+	uid, gid uint32
+	xid      uint32
+	buf      []byte
+	sent     atomic.Uint64
+	recv     atomic.Uint64
+}
+
+func dial3(ctx context.Context, addr string, uid, gid uint32) (*conn3, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &conn3{c: c, uid: uid, gid: gid, xid: rand.Uint32()}, nil
+}
+
+// call3 sends one call and returns the decoder at its result, the
+// accept status checked.
+func (c *conn3) call(prog, vers, proc uint32, build func(e *xdr.Encoder)) (*xdr.Decoder, error) {
+	c.xid++
+	e := xdr.NewEncoder(256)
+	e.Uint32(0)
+	e.Uint32(c.xid)
+	e.Uint32(0)
+	e.Uint32(2)
+	e.Uint32(prog)
+	e.Uint32(vers)
+	e.Uint32(proc)
+	e.Uint32(1) // AUTH_SYS
+	cred := xdr.NewEncoder(64)
+	cred.Uint32(0)
+	cred.String("nfsbench")
+	cred.Uint32(c.uid)
+	cred.Uint32(c.gid)
+	cred.Uint32(0)
+	e.Opaque(cred.Header())
+	e.Uint32(0)
+	e.Uint32(0)
+	build(e)
+	rec := e.AppendTo(nil)
+	binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
+	if _, err := c.c.Write(rec); err != nil {
+		return nil, err
+	}
+	c.sent.Add(uint64(len(rec)))
+	out := c.buf[:0]
+	for {
+		var hdr [4]byte
+		if _, err := io.ReadFull(c.c, hdr[:]); err != nil {
+			return nil, err
+		}
+		last, n := xdr.ParseMark(binary.BigEndian.Uint32(hdr[:]))
+		if n > 64<<20 {
+			return nil, fmt.Errorf("NFSv3 reply fragment of %d bytes", n)
+		}
+		if cap(out) < len(out)+n {
+			nb := make([]byte, len(out), len(out)+n)
+			copy(nb, out)
+			out = nb
+		}
+		out = out[:len(out)+n]
+		if _, err := io.ReadFull(c.c, out[len(out)-n:]); err != nil {
+			return nil, err
+		}
+		if last {
+			break
+		}
+	}
+	c.buf = out[:0]
+	c.recv.Add(uint64(len(out) + 4))
+	d := xdr.NewDecoder(out)
+	if xid, mt, rs := d.Uint32(), d.Uint32(), d.Uint32(); xid != c.xid || mt != 1 || rs != 0 {
+		return nil, fmt.Errorf("NFSv3: call denied or bad reply")
+	}
+	d.Uint32()
+	d.Opaque(400)
+	if st := d.Uint32(); st != 0 || d.Err() != nil {
+		return nil, fmt.Errorf("NFSv3: call not accepted (%d)", st)
+	}
+	return d, nil
+}
+
+// nfs3Error is a procedure's nfsstat3.
+type nfs3Error uint32
+
+func (e nfs3Error) Error() string { return fmt.Sprintf("NFS3ERR %d", uint32(e)) }
+
+func (c *conn3) nfs(proc uint32, build func(e *xdr.Encoder)) (*xdr.Decoder, error) {
+	d, err := c.call(100003, 3, proc, build)
+	if err != nil {
+		return nil, err
+	}
+	if st := d.Uint32(); st != 0 {
+		return nil, nfs3Error(st)
+	}
+	return d, nil
+}
+
+// postOp skips a post_op_attr and returns the size it carries.
+func postOp(d *xdr.Decoder) int64 {
+	if !d.Bool() {
+		return -1
+	}
+	d.Fixed(20)
+	size := d.Int64()
+	d.Fixed(8 + 8 + 8 + 8 + 24)
+	return size
+}
+
+func (c *conn3) mount(p string) ([]byte, error) {
+	d, err := c.call(100005, 3, 1, func(e *xdr.Encoder) { e.String(p) })
+	if err != nil {
+		return nil, err
+	}
+	if st := d.Uint32(); st != 0 {
+		return nil, fmt.Errorf("MOUNT %s: status %d", p, st)
+	}
+	return bytes.Clone(d.Opaque(64)), d.Err()
+}
+
+func (c *conn3) lookup(dir []byte, name string) ([]byte, int64, error) {
+	d, err := c.nfs(3, func(e *xdr.Encoder) { e.Opaque(dir); e.String(name) })
+	if err != nil {
+		return nil, 0, err
+	}
+	fh := bytes.Clone(d.Opaque(64))
+	return fh, postOp(d), d.Err()
+}
+
+// sattr3 writes a sattr3 setting mode and, for a file, size 0.
+func sattr3(e *xdr.Encoder, mode uint32, truncate bool) {
+	e.Bool(true)
+	e.Uint32(mode)
+	e.Bool(false)
+	e.Bool(false)
+	e.Bool(truncate)
+	if truncate {
+		e.Uint64(0)
+	}
+	e.Uint32(0)
+	e.Uint32(0)
+}
+
+// create makes (or truncates) name in dir; mkdir makes a directory.
+func (c *conn3) create(dir []byte, name string, directory bool) ([]byte, error) {
+	proc := uint32(8)
+	if directory {
+		proc = 9
+	}
+	d, err := c.nfs(proc, func(e *xdr.Encoder) {
+		e.Opaque(dir)
+		e.String(name)
+		if directory {
+			sattr3(e, 0o755, false)
+			return
+		}
+		e.Uint32(0) // UNCHECKED
+		sattr3(e, 0o644, true)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !d.Bool() {
+		return nil, fmt.Errorf("CREATE %s: no handle", name)
+	}
+	return bytes.Clone(d.Opaque(64)), d.Err()
+}
+
+func (c *conn3) lookupOrMkdir(dir []byte, name string) ([]byte, error) {
+	fh, _, err := c.lookup(dir, name)
+	if err == nil {
+		return fh, nil
+	}
+	return c.create(dir, name, true)
+}
+
+func (c *conn3) write(fh []byte, off int64, data []byte) error {
+	for len(data) > 0 {
+		d, err := c.nfs(7, func(e *xdr.Encoder) {
+			e.Opaque(fh)
+			e.Uint64(uint64(off))
+			e.Uint32(uint32(len(data)))
+			e.Uint32(0) // UNSTABLE
+			e.Opaque(data)
+		})
+		if err != nil {
+			return fmt.Errorf("WRITE %d bytes at %d: %w", len(data), off, err)
+		}
+		postOp3wcc(d)
+		n := int(d.Uint32())
+		if n <= 0 || n > len(data) || d.Err() != nil {
+			return fmt.Errorf("WRITE at %d: count %d", off, n)
+		}
+		data, off = data[n:], off+int64(n)
+	}
+	return nil
+}
+
+func postOp3wcc(d *xdr.Decoder) {
+	if d.Bool() {
+		d.Fixed(24)
+	}
+	postOp(d)
+}
+
+func (c *conn3) commit(fh []byte) error {
+	_, err := c.nfs(21, func(e *xdr.Encoder) { e.Opaque(fh); e.Uint64(0); e.Uint32(0) })
+	return err
+}
+
+// read reads into dst at off; it returns the bytes read.
+func (c *conn3) read(fh []byte, off int64, dst []byte) (int, error) {
+	got := 0
+	for got < len(dst) {
+		d, err := c.nfs(6, func(e *xdr.Encoder) {
+			e.Opaque(fh)
+			e.Uint64(uint64(off) + uint64(got))
+			e.Uint32(uint32(len(dst) - got))
+		})
+		if err != nil {
+			return got, fmt.Errorf("READ at %d: %w", off+int64(got), err)
+		}
+		postOp(d)
+		d.Uint32()
+		eof := d.Bool()
+		data := d.Opaque(len(dst) - got)
+		if d.Err() != nil {
+			return got, d.Err()
+		}
+		got += copy(dst[got:], data)
+		if eof || len(data) == 0 {
+			break
+		}
+	}
+	return got, nil
+}
+
+// v3Target is a Target's NFSv3 side: its connections and the benchmark
+// directory's handle.
+type v3Target struct {
+	conns []*conn3
+	dir   []byte
+}
+
+// connect3 is Connect for --vers 3.
+func (t *Target) connect3(ctx context.Context, cfg *Config) error {
+	n := max(cfg.Conns, 1) * max(cfg.Depth, 1)
+	v := &v3Target{}
+	for range n {
+		c, err := dial3(ctx, t.Addr, cfg.UID, cfg.GID)
+		if err != nil {
+			v.close()
+			return dialError(t.Addr, err)
+		}
+		v.conns = append(v.conns, c)
+	}
+	root, err := v.conns[0].mount(t.Export)
+	if err != nil {
+		v.close()
+		return err
+	}
+	if v.dir, err = v.conns[0].lookupOrMkdir(root, cfg.Dir); err != nil {
+		v.close()
+		return err
+	}
+	t.v3 = v
+	return nil
+}
+
+func (v *v3Target) close() {
+	for _, c := range v.conns {
+		c.c.Close()
+	}
+}
+
+// run3 runs f(conn index, unit) for units 0..total-1 spread over the
+// connections, until the deadline or the first error.
+func run3(ctx context.Context, v *v3Target, total int64, deadline time.Time, m *Measure,
+	f func(c *conn3, w *worker, k int64) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for i, c := range v.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{conn: i}
+			defer func() { m.Latencies(w.lat) }()
+			for {
+				k := next.Add(1) - 1
+				if k >= total || ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) {
+					return
+				}
+				start := time.Now()
+				if err := f(c, w, k); err != nil {
+					once.Do(func() { first = err })
+					next.Store(total)
+					return
+				}
+				w.lat = append(w.lat, time.Since(start))
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// RandRead3 is RandRead over NFSv3 (READ only).
+func RandRead3(ctx context.Context, cfg *Config, t *Target) ([]*Phase, error) {
+	v := t.v3
+	l, _ := LayoutByName("data")
+	c0 := v.conns[0]
+	fh, size, err := c0.lookup(v.dir, l.Name)
+	if err != nil || size != cfg.Size || cfg.Recreate {
+		if fh, err = c0.create(v.dir, l.Name, false); err != nil {
+			return nil, err
+		}
+		buf := make([]byte, 1<<20)
+		for off := int64(0); off < cfg.Size; off += int64(len(buf)) {
+			b := buf[:min(int64(len(buf)), cfg.Size-off)]
+			l.Fill(b, off)
+			if err := c0.write(fh, off, b); err != nil {
+				return nil, err
+			}
+		}
+		if err := c0.commit(fh); err != nil {
+			return nil, err
+		}
+	}
+	p := &Phase{Workload: "randread", File: l.Name, Op: "READ 4KiB", Total: int64(cfg.Ops)}
+	blocks := cfg.Size / blockSize
+	p.Run = func(ctx context.Context, m *Measure) error {
+		return run3(ctx, v, int64(cfg.Ops), cfg.deadline(time.Now()), m, func(c *conn3, w *worker, k int64) error {
+			rng := rand.New(rand.NewPCG(uint64(w.conn), uint64(k)))
+			off := rng.Int64N(blocks) * blockSize
+			buf := grow(&w.buf, blockSize)
+			n, err := c.read(fh, off, buf)
+			if err != nil {
+				return err
+			}
+			if !cfg.NoVerify {
+				if err := l.Verify(buf[:n], off, &w.scratch); err != nil {
+					return err
+				}
+			}
+			m.Add(int64(n), 1)
+			return nil
+		})
+	}
+	return []*Phase{p}, nil
+}
+
+// IOREasy3 is IOREasy over NFSv3: a file per connection of the v4 run
+// (Conns), written in 2 MiB transfers (UNSTABLE, then COMMIT) and read
+// back, checked.
+func IOREasy3(ctx context.Context, cfg *Config, t *Target) ([]*Phase, error) {
+	v := t.v3
+	l, _ := LayoutByName("data")
+	l.Seed = 1000
+	nfiles := max(cfg.Conns, 1)
+	per := (cfg.Size + iorEasyXfer - 1) / iorEasyXfer
+	total := per * int64(nfiles)
+	var dir []byte
+	fhs := make([][]byte, nfiles)
+	chunk := int64(max(cfg.RSize, 4096))
+	unit := func(k int64) (file int, off int64) { return int(k % int64(nfiles)), (k / int64(nfiles)) * iorEasyXfer }
+	write := &Phase{Workload: "ior-easy", Op: "write", Total: total * iorEasyXfer}
+	write.Prep = func(ctx context.Context) (err error) {
+		dir, err = v.conns[0].lookupOrMkdir(v.dir, "ior-easy")
+		return err
+	}
+	write.Run = func(ctx context.Context, m *Measure) error {
+		for i := range fhs {
+			fh, err := v.conns[0].create(dir, fmt.Sprintf("file.%d", i), false)
+			if err != nil {
+				return err
+			}
+			fhs[i] = fh
+		}
+		err := run3(ctx, v, total, cfg.deadline(time.Now()), m, func(c *conn3, w *worker, k int64) error {
+			f, off := unit(k)
+			buf := grow(&w.buf, iorEasyXfer)
+			l.Fill(buf, off)
+			for i := int64(0); i < iorEasyXfer; i += chunk {
+				piece := buf[i:min(iorEasyXfer, i+chunk)]
+				if err := c.write(fhs[f], off+i, piece); err != nil {
+					return err
+				}
+				m.Add(int64(len(piece)), 1)
+			}
+			return nil
+		})
+		for _, fh := range fhs {
+			if err == nil {
+				err = v.conns[0].commit(fh)
+			}
+		}
+		return err
+	}
+	read := &Phase{Workload: "ior-easy", Op: "read", Total: total * iorEasyXfer}
+	read.Run = func(ctx context.Context, m *Measure) error {
+		return run3(ctx, v, total, cfg.deadline(time.Now()), m, func(c *conn3, w *worker, k int64) error {
+			f, off := unit(k)
+			buf := grow(&w.buf, iorEasyXfer)
+			for i := int64(0); i < iorEasyXfer; i += chunk {
+				piece := buf[i:min(iorEasyXfer, i+chunk)]
+				n, err := c.read(fhs[f], off+i, piece)
+				if err != nil {
+					return err
+				}
+				if !cfg.NoVerify {
+					if err := l.Verify(piece[:n], off+i, &w.scratch); err != nil {
+						return err
+					}
+				}
+				m.Add(int64(n), 1)
+			}
+			return nil
+		})
+	}
+	read.After = func(ctx context.Context) error {
+		for i := range fhs {
+			v.conns[0].nfs(12, func(e *xdr.Encoder) { e.Opaque(dir); e.String(fmt.Sprintf("file.%d", i)) })
+		}
+		return nil
+	}
+	return []*Phase{write, read}, nil
+}
+
+// V3Builders are the workloads --vers 3 runs.
+var V3Builders = map[string]Builder{"randread": RandRead3, "ior-easy": IOREasy3}
