@@ -21,7 +21,7 @@
 # private portmapper answering GETPORT: NLM 4 over TCP is on 2049; the
 # host's rpcbind is shared by every process here, and need not run). The
 # server sees the guest at 127.0.0.1 (the nc relays), so it asks
-# 127.0.0.1:RPCB (--nsm-rpcbind-port; hostfwd udp+tcp to the guest's
+# 127.0.0.1:RPCB (--nsm-rpcbind-port; hostfwd udp to the guest's
 # rpcbind on 111) for the guest's statd and sends SM_NOTIFY to
 # 127.0.0.1:SP (hostfwd udp to the guest's statd, which runs with -p SP).
 # The server's name in SM_NOTIFY (--nsm-name) is 10.0.2.100, the name the
@@ -119,21 +119,25 @@ rm -rf "$STAGE"
 cat "$NW/base.cpio.gz" "$NW/nlm.cpio.gz" >"$INITRD"
 log "initramfs $(du -h "$INITRD" | cut -f1)"
 
-# free_udp_tcp: a port free for both UDP and TCP on 127.0.0.1.
-free_udp_tcp() {
-	local p i
-	for ((i = 0; i < 200; i++)); do
-		p=$(e2e_free_port)
-		ss -Hlun "sport = :$p" 2>/dev/null | grep -q . && continue
-		ss -Hlun "sport = :$((p + 1))" 2>/dev/null | grep -q . && continue
+# free_udp: a port for a UDP hostfwd on 127.0.0.1 that no socket uses,
+# below the ephemeral range (so no outgoing connection takes it meanwhile:
+# qemu fails to start when a hostfwd port is taken).
+free_udp() {
+	local lo p i
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range
+	((lo > 12000)) || lo=32768
+	for ((i = 0; i < 500; i++)); do
+		p=$((10000 + RANDOM % (lo - 11000)))
+		ss -Hanu "sport = :$p" 2>/dev/null | grep -q . && continue
+		ss -Hant "sport = :$p" 2>/dev/null | grep -q . && continue
 		echo "$p"
 		return 0
 	done
 	e2e_die "no free UDP port"
 }
-RPCB=$(free_udp_tcp)
-SP=$(free_udp_tcp)
-while [[ $SP == "$RPCB" ]]; do SP=$(free_udp_tcp); done
+RPCB=$(free_udp)
+SP=$(free_udp)
+while [[ $SP == "$RPCB" ]]; do SP=$(free_udp); done
 
 # The private portmapper: NLM 4, NFS 3 and MOUNT 3 over TCP at the
 # guest's 2049.
@@ -221,8 +225,8 @@ fi
 netdev="user,id=n0,restrict=${E2E_NLM_RESTRICT:-off},net=10.0.2.0/24"
 netdev+=",guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 netdev+=",guestfwd=tcp:10.0.2.100:111-cmd:nc 127.0.0.1 $PMAP"
-netdev+=",hostfwd=udp:127.0.0.1:$RPCB-:111,hostfwd=tcp:127.0.0.1:$RPCB-:111"
-netdev+=",hostfwd=udp:127.0.0.1:$SP-:$SP,hostfwd=tcp:127.0.0.1:$SP-:$SP"
+# The server asks rpcbind and sends SM_NOTIFY over UDP only.
+netdev+=",hostfwd=udp:127.0.0.1:$RPCB-:111,hostfwd=udp:127.0.0.1:$SP-:$SP"
 QEMU=(
 	qemu-system-x86_64
 	-nodefaults -no-user-config -no-reboot
