@@ -1,7 +1,7 @@
 GO ?= go
 ENGINE ?= portable
 
-.PHONY: build run test e2e e2e-probe e2e-pnfs bench fuzz lint
+.PHONY: build run test e2e e2e-probe e2e-pnfs e2e-nlm bench fuzz lint
 
 build:
 	$(GO) build ./...
@@ -59,6 +59,11 @@ e2e:
 # client with nfs_layout_flexfiles; kill -9 + restart; a data server killed.
 e2e-pnfs:
 	ENGINE=$(ENGINE) bash e2e/kernel/e2e-pnfs.sh
+
+# e2e-nlm: NFSv3 locking (NLM + NSM) with the Linux 6.12 client's lockd and
+# rpc.statd: v3/v4.2 lock conflicts, a v3 lock reclaimed after kill -9.
+e2e-nlm:
+	ENGINE=$(ENGINE) bash e2e/kernel/e2e-nlm.sh
 
 # pynfs: the NFSv4.1 conformance suite (pynfs, from PYNFS_SRC, default
 # ../shared/pynfs) against both engines side by side, ~11 min; fails under

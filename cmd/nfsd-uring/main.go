@@ -126,6 +126,7 @@ func run() error {
 	mountdPort := flag.Int("mountd-port", 0, "also serve MOUNT v3 (NFSv3 mounts) on this port; 0: on the NFS port only (clients mount with mountport=)")
 	nsmName := flag.String("nsm-name", "", "this server's name in NLM lock callbacks and the SM_NOTIFY it sends NFSv3 clients after a restart: the name or address clients mount it by (default: the host name)")
 	statdPort := flag.Int("statd-port", 0, "UDP port for NSM (clients' statd) and NLM datagrams, registered with rpcbind; 0: any free port, -1: none")
+	nsmRPCBindPort := flag.Int("nsm-rpcbind-port", 0, "for tests: the port of the NFSv3 clients' rpcbind the server asks for their statd and lockd (SM_NOTIFY, NLM callbacks); 0: 111")
 	rpcbindOn := flag.Bool("rpcbind", true, "register NFS 3 and 4 and MOUNT 3 with the local rpcbind at start and unregister at exit (none running: a log line)")
 	keytab := flag.String("keytab", defaultKeytab, "Kerberos keytab for RPCSEC_GSS (sec=krb5, krb5i, krb5p): tickets for its nfs/HOST@REALM principals are accepted; the default one missing leaves Kerberos off; empty: off")
 	var ps pnfsSettings
@@ -214,7 +215,7 @@ func run() error {
 		MaxLockRangesPerClient: *maxLocks, MaxCachedReply: *maxCached, ReplyCacheMemory: *cacheMem,
 		LeaseTime: uint32(min(*leaseTime, 3600)), GraceTime: uint32(min(*graceTime, 3600)), Metrics: stats,
 		IdmapDomain: *idmapDomain, IdmapNames: *idmapNames,
-		Takeover: sb.takeover(), NSMName: *nsmName})
+		Takeover: sb.takeover(), NSMName: *nsmName, NSMRPCBindPort: *nsmRPCBindPort})
 	if err != nil {
 		return err
 	}
