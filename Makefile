@@ -65,6 +65,14 @@ e2e-pnfs:
 e2e-nlm:
 	ENGINE=$(ENGINE) bash e2e/kernel/e2e-nlm.sh
 
+# e2e-ktls: RPC-with-TLS with the record layer in the kernel (kTLS): the
+# 6.12 guest loads tls.ko, runs the rpctls tests and TestTLS (both engines)
+# against a server in the guest, and fails if any connection fell back to
+# user-space TLS (this host has no tls module); ~2.5 min.
+.PHONY: e2e-ktls
+e2e-ktls:
+	bash e2e/kernel/ktls.sh
+
 # pynfs: the NFSv4.1 conformance suite (pynfs, from PYNFS_SRC, default
 # ../shared/pynfs) against both engines side by side, ~11 min; fails under
 # PYNFS_MIN_PCT (default 95) percent passing or when a test of

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.."
 . e2e/kernel/lib.sh
 
 ENGINE=${ENGINE:-portable}
-read -r -a VERS <<<"${E2E_VERS:-4.2 4.1}"
+read -r -a VERS <<<"${E2E_VERS:-4.2 4.1 3}"
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 export E2E_WORK=$WORK
 mkdir -p "$WORK"
