@@ -14,7 +14,7 @@
 # NFS-Ganesha data server. Each phase runs alone too: e2e/kernel/e2e-deleg.sh.
 #
 # Environment: ENGINE (server --engine, default portable), E2E_VERS
-# (default "4.2 4.1"), E2E_SERVER_ARGS (extra server flags), plus run.sh's.
+# (default "4.2 4.1 3"), E2E_SERVER_ARGS (extra server flags), plus run.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=lib.sh
