@@ -63,8 +63,8 @@ func libnfsFromSource(t *testing.T) (dir, why string) {
 // when installed. Debian's cannot WRITE over NFSv4: libnfs before 5.0.0
 // encodes a COMPOUND into a 4 KiB buffer, so nfs-cp's 1 MiB WRITE fails in
 // the client before anything is sent (after OPEN, OPEN_CONFIRM and SETATTR,
-// all NFS4_OK); upstream fixed it in commit 483be17. Its v4 upload is left
-// to the source build.
+// all NFS4_OK); upstream fixed it in commit 483be17 (libnfs 5.0.0). That
+// failure of Debian's v4 upload is logged, not failed.
 func TestNFS3Libnfs(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello from nfsd-uring\n"), 0o644)
@@ -94,8 +94,9 @@ func TestNFS3Libnfs(t *testing.T) {
 }
 
 // libnfsRun runs the tools in bin against the server on port (export
-// /export of dir) over NFSv3 and NFSv4.0; v4write false leaves out the
-// NFSv4 upload (the server writes that file itself).
+// /export of dir) over NFSv3 and NFSv4.0; with v4write false an NFSv4
+// upload that fails in the client as libnfs 4.0.0's does is logged and the
+// server writes that file itself (a libnfs that writes is checked as any).
 func libnfsRun(t *testing.T, bin, name, dir, port string, data []byte, v4write bool) {
 	run := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -118,13 +119,14 @@ func libnfsRun(t *testing.T, bin, name, dir, port string, data []byte, v4write b
 		file := "/up-" + name + "-v" + vers + ".bin"
 		local := filepath.Join(t.TempDir(), "up.bin")
 		os.WriteFile(local, data, 0o644)
-		if vers == "4" && !v4write {
+		out, err := run("nfs-cp", local, url(file))
+		switch {
+		case err != nil && vers == "4" && !v4write && strings.Contains(out, "Failed to write to dest file"):
 			t.Logf("%s v4: this libnfs cannot WRITE over NFSv4 (libnfs < 5.0.0: 4 KiB COMPOUND buffer); the server writes %s", name, file)
 			os.WriteFile(filepath.Join(dir, file), data, 0o644)
-		} else {
-			if out, err := run("nfs-cp", local, url(file)); err != nil {
-				t.Fatalf("%s v%s nfs-cp up: %v\n%s", name, vers, err, out)
-			}
+		case err != nil:
+			t.Fatalf("%s v%s nfs-cp up: %v\n%s", name, vers, err, out)
+		default:
 			if got, _ := os.ReadFile(filepath.Join(dir, file)); !bytes.Equal(got, data) {
 				t.Fatalf("%s v%s nfs-cp up: %d bytes on the server, want %d (or different bytes)", name, vers, len(got), len(data))
 			}
