@@ -120,11 +120,18 @@ func (c *compound) machAllowed() bool {
 	if cl.mach == nil || !cl.machMatch(c.caller) {
 		return false
 	}
+	return holdsOp(c.d.Rest(), cl.mach.allow)
+}
+
+// holdsOp reports whether the COMPOUND ops in rest hold one of set,
+// skipping the arguments of the others; an op whose arguments cannot be
+// skipped ends the scan (false).
+func holdsOp(rest []byte, set nfs4.Bitmap) bool {
 	var d xdr.Decoder
-	d.Reset(c.d.Rest())
+	d.Reset(rest)
 	for d.Remaining() >= 4 {
 		op := d.Uint32()
-		if int(op) < 32*len(cl.mach.allow) && cl.mach.allow.Has(int(op)) {
+		if op < uint32(32*len(set)) && set.Has(int(op)) {
 			return true
 		}
 		info := lookupOp(op)

@@ -315,3 +315,63 @@ func TestMachCredStateOps(t *testing.T) {
 		t.Fatalf("DESTROY_CLIENTID by the machine principal: %d", st)
 	}
 }
+
+// FuzzStateProtect: state_protect4_a from any bytes decodes without a
+// panic, and SP4_MACH_CRED never grants an op outside machAllowOps.
+func FuzzStateProtect(f *testing.F) {
+	e := xdr.NewEncoder(64)
+	e.Uint32(nfs4.SP4MachCred)
+	wantMachEnforce.Encode(e)
+	allMachAllow.Or(opsBitmap(nfs4.OpRead)).Encode(e)
+	f.Add(e.AppendTo(nil))
+	f.Add([]byte{0, 0, 0, 0})
+	f.Add([]byte{0, 0, 0, 2, 0, 0, 0, 0})
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 9, 0xff, 0xff, 0xff, 0xff})
+	cr := Cred{Flavor: nfs4.AuthGSS, Service: gssSvcInteg, Principal: "host/x@R"}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := xdr.NewDecoder(b)
+		sp, st := decodeStateProtect(d)
+		if st != nfs4.OK || d.Err() != nil {
+			return
+		}
+		m, st := machCredFor(sp, cr)
+		if sp.how == nfs4.SP4MachCred && (st != nfs4.OK || m == nil || m.allow.Or(machAllowOps) != machAllowOps) {
+			t.Fatalf("%+v: %v %d", sp, m, st)
+		}
+	})
+}
+
+// FuzzHoldsOp: the spo_must_allow scan over any bytes ends without a
+// panic.
+func FuzzHoldsOp(f *testing.F) {
+	e := xdr.NewEncoder(64)
+	e.Uint32(nfs4.OpGetattr)
+	nfs4.BitmapOf(nfs4.AttrType).Encode(e)
+	e.Uint32(nfs4.OpClose)
+	e.Uint32(0)
+	e.Fixed(make([]byte, 16))
+	f.Add(e.AppendTo(nil))
+	f.Add([]byte{0, 0, 0, 4})
+	f.Add([]byte{0, 0, 0, 9, 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		holdsOp(b, allMachAllow)
+	})
+}
+
+func TestHoldsOp(t *testing.T) {
+	e := xdr.NewEncoder(64)
+	e.Uint32(nfs4.OpGetattr)
+	nfs4.BitmapOf(nfs4.AttrType).Encode(e)
+	getattr := e.AppendTo(nil)
+	e.Uint32(nfs4.OpClose)
+	e.Uint32(0)
+	e.Fixed(make([]byte, 16))
+	both := e.AppendTo(nil)
+	if holdsOp(getattr, allMachAllow) || !holdsOp(both, allMachAllow) || holdsOp(both, opsBitmap(nfs4.OpLocku)) {
+		t.Fatal("holdsOp")
+	}
+	// Past an op it cannot skip (an unknown number), nothing is found.
+	if holdsOp(append([]byte{0, 0, 0x27, 0x10}, both...), allMachAllow) {
+		t.Fatal("scan went past an unknown op")
+	}
+}
