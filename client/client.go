@@ -73,6 +73,11 @@ type Options struct {
 	// Krb5, when set, makes every call RPCSEC_GSS with Kerberos
 	// (client/gss.go): a context is made at Dial, before EXCHANGE_ID.
 	Krb5 *Krb5
+	// MachCred makes EXCHANGE_ID ask for SP4_MACH_CRED state protection
+	// (RFC 8881 section 18.35; MachCredOps): Krb5's principal (with krb5i
+	// or krb5p) is then the client's machine credential. Dial fails when
+	// the server does not grant it.
+	MachCred bool
 }
 
 func (o *Options) setDefaults() {
@@ -124,6 +129,7 @@ type Client struct {
 	layouts  layoutTable   // layouts held, for CB_LAYOUTRECALL (pnfs.go)
 	recs     sync.Pool     // *[]byte: READ_PLUS reply buffers (see ReadPlus)
 	gss      *gssClient    // the RPCSEC_GSS context (Options.Krb5); nil: AUTH_SYS
+	exchange ExchangeIDRes // the last EXCHANGE_ID's result
 }
 
 // Dial connects to addr, establishes a client id and a session, and sends

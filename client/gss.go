@@ -293,3 +293,39 @@ func (c *Client) gssDestroy(ctx context.Context) {
 	c.RawCall(ctx, e.Header())
 	c.gss = nil
 }
+
+// Krb5Context is one RPCSEC_GSS context of a Client's connection, for a
+// principal other than the one of Options.Krb5 (a user beside the
+// machine credential). See NewKrb5Context.
+type Krb5Context struct{ g *gssClient }
+
+// NewKrb5Context makes another context on the connection with k's
+// principal, without using it: UseKrb5Context switches to it.
+func (c *Client) NewKrb5Context(ctx context.Context, k *Krb5) (*Krb5Context, error) {
+	prev := c.gss
+	defer func() { c.gss = prev }()
+	if err := c.gssInit(ctx, k); err != nil {
+		return nil, err
+	}
+	return &Krb5Context{g: c.gss}, nil
+}
+
+// UseKrb5Context makes the calls from now on carry x's credential and
+// returns the context used until now (nil: AUTH_SYS), to switch back.
+// It must not be called while calls are in flight. Close destroys only
+// the context in use then.
+func (c *Client) UseKrb5Context(x *Krb5Context) *Krb5Context {
+	var prev *Krb5Context
+	if c.gss != nil {
+		prev = &Krb5Context{g: c.gss}
+	}
+	c.gss = nil
+	if x != nil {
+		c.gss = x.g
+	}
+	return prev
+}
+
+// ExchangeIDResult is the last EXCHANGE_ID's result (its state
+// protection among it).
+func (c *Client) ExchangeIDResult() ExchangeIDRes { return c.exchange }

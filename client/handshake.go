@@ -9,7 +9,8 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// ExchangeIDRes is EXCHANGE_ID4resok (state protection SP4_NONE only).
+// ExchangeIDRes is EXCHANGE_ID4resok (state protection SP4_NONE or
+// SP4_MACH_CRED).
 type ExchangeIDRes struct {
 	ClientID    uint64
 	Seqid       uint32
@@ -19,6 +20,11 @@ type ExchangeIDRes struct {
 	ServerScope []byte
 	ImplDomain  string
 	ImplName    string
+
+	// StateProtect is spr_how: nfs4.SP4None or nfs4.SP4MachCred, then
+	// with the server's spo_must_enforce and spo_must_allow (op numbers).
+	StateProtect           uint32
+	MustEnforce, MustAllow nfs4.Bitmap
 }
 
 // EncodeExchangeID writes EXCHANGE_ID with SP4_NONE and no implementation id.
@@ -38,11 +44,45 @@ const (
 // EncodeExchangeIDImpl is EncodeExchangeID with an implementation id
 // (eia_client_impl_id) of domain and name; none when both are empty.
 func EncodeExchangeIDImpl(e *xdr.Encoder, verifier [nfs4.VerifierSize]byte, owner string, flags uint32, domain, name string) {
+	encodeExchangeID(e, verifier, owner, flags, nil, domain, name)
+}
+
+// MachCredOps are the op numbers a client asks for with SP4_MACH_CRED:
+// spo_must_enforce as knfsd enforces them (BIND_CONN_TO_SESSION,
+// EXCHANGE_ID, CREATE_SESSION, DESTROY_SESSION, DESTROY_CLIENTID) and
+// spo_must_allow the state ops the machine credential may send (CLOSE,
+// OPEN_DOWNGRADE, LOCKU, DELEGRETURN, TEST_STATEID, FREE_STATEID).
+var MachCredOps = [2]nfs4.Bitmap{
+	bitmapOfOps(nfs4.OpBindConnToSession, nfs4.OpExchangeID, nfs4.OpCreateSession, nfs4.OpDestroySession, nfs4.OpDestroyClientid),
+	bitmapOfOps(nfs4.OpClose, nfs4.OpOpenDowngrade, nfs4.OpLocku, nfs4.OpDelegReturn, nfs4.OpTestStateid, nfs4.OpFreeStateid),
+}
+
+func bitmapOfOps(ops ...uint32) nfs4.Bitmap {
+	var b nfs4.Bitmap
+	for _, op := range ops {
+		b.Set(int(op))
+	}
+	return b
+}
+
+// EncodeExchangeIDMach is EncodeExchangeIDImpl asking SP4_MACH_CRED
+// with the ops of mach (spo_must_enforce, spo_must_allow; MachCredOps).
+func EncodeExchangeIDMach(e *xdr.Encoder, verifier [nfs4.VerifierSize]byte, owner string, flags uint32, mach [2]nfs4.Bitmap, domain, name string) {
+	encodeExchangeID(e, verifier, owner, flags, &mach, domain, name)
+}
+
+func encodeExchangeID(e *xdr.Encoder, verifier [nfs4.VerifierSize]byte, owner string, flags uint32, mach *[2]nfs4.Bitmap, domain, name string) {
 	e.Uint32(nfs4.OpExchangeID)
 	e.Fixed(verifier[:])
 	e.String(owner)
 	e.Uint32(flags)
-	e.Uint32(nfs4.SP4None)
+	if mach == nil {
+		e.Uint32(nfs4.SP4None)
+	} else {
+		e.Uint32(nfs4.SP4MachCred)
+		mach[0].Encode(e)
+		mach[1].Encode(e)
+	}
 	if domain == "" && name == "" {
 		e.Uint32(0) // eia_client_impl_id<1>
 		return
@@ -60,8 +100,15 @@ func DecodeExchangeIDRes(d *xdr.Decoder) (ExchangeIDRes, error) {
 	r.ClientID = d.Uint64()
 	r.Seqid = d.Uint32()
 	r.Flags = d.Uint32()
-	if sp := d.Uint32(); sp != nfs4.SP4None && d.Err() == nil {
-		return r, fmt.Errorf("EXCHANGE_ID: server chose state protection %d", sp)
+	switch r.StateProtect = d.Uint32(); r.StateProtect {
+	case nfs4.SP4None:
+	case nfs4.SP4MachCred:
+		r.MustEnforce = nfs4.DecodeBitmap(d)
+		r.MustAllow = nfs4.DecodeBitmap(d)
+	default:
+		if d.Err() == nil {
+			return r, fmt.Errorf("EXCHANGE_ID: server chose state protection %d", r.StateProtect)
+		}
 	}
 	r.ServerMinor = d.Uint64()
 	r.ServerMajor = clone(d.Opaque(nfs4.OpaqueLimit))
@@ -77,8 +124,10 @@ func DecodeExchangeIDRes(d *xdr.Decoder) (ExchangeIDRes, error) {
 	return r, nil
 }
 
-// ExchangeID establishes the client id (SP4_NONE; USE_NON_PNFS unless
-// Options.ExchangeFlags say otherwise).
+// ExchangeID establishes the client id (SP4_NONE, or SP4_MACH_CRED with
+// Options.MachCred; USE_NON_PNFS unless Options.ExchangeFlags say
+// otherwise). With Options.MachCred a server that answers SP4_NONE is
+// an error.
 func (c *Client) ExchangeID(ctx context.Context) (ExchangeIDRes, error) {
 	var verf [nfs4.VerifierSize]byte
 	copy(verf[:], fmt.Sprint(time.Now().UnixNano()))
@@ -91,7 +140,11 @@ func (c *Client) ExchangeID(ctx context.Context) (ExchangeIDRes, error) {
 		if dom == "" && name == "" {
 			dom, name = ImplDomain, ImplName
 		}
-		EncodeExchangeIDImpl(e, verf, c.opts.Owner, flags, dom, name)
+		if c.opts.MachCred {
+			EncodeExchangeIDMach(e, verf, c.opts.Owner, flags, MachCredOps, dom, name)
+		} else {
+			EncodeExchangeIDImpl(e, verf, c.opts.Owner, flags, dom, name)
+		}
 		return 1
 	})
 	if err != nil {
@@ -104,6 +157,10 @@ func (c *Client) ExchangeID(ctx context.Context) (ExchangeIDRes, error) {
 	if err != nil {
 		return res, err
 	}
+	if c.opts.MachCred && res.StateProtect != nfs4.SP4MachCred {
+		return res, fmt.Errorf("EXCHANGE_ID: SP4_MACH_CRED asked, state protection %d granted", res.StateProtect)
+	}
+	c.exchange = res
 	c.clientID = res.ClientID
 	c.exFlags.Store(res.Flags)
 	return res, nil

@@ -34,23 +34,26 @@ func serverOwner(key []byte) []byte {
 }
 
 // decodeStateProtect reads state_protect4_a and reports whether it is one we
-// accept (SP4_NONE, or SP4_MACH_CRED which we answer with SP4_NONE). SP4_SSV
+// accept (SP4_NONE, or SP4_MACH_CRED, which machCredFor then checks against
+// the caller; its spo_must_enforce is not kept, the server answers its own
+// list as knfsd does). SP4_SSV
 // is decoded whole and refused with NFS4ERR_ENCR_ALG_UNSUPP, as knfsd
 // refuses it: well-formed arguments, an algorithm not offered (without
 // its arguments read, the rest of the op decoded as garbage: BADXDR).
-func decodeStateProtect(d *xdr.Decoder) nfs4.Status {
-	switch how := d.Uint32(); how {
+func decodeStateProtect(d *xdr.Decoder) (stateProtect, nfs4.Status) {
+	sp := stateProtect{how: d.Uint32()}
+	switch sp.how {
 	case nfs4.SP4None:
 	case nfs4.SP4MachCred:
 		nfs4.DecodeBitmap(d)
-		nfs4.DecodeBitmap(d)
+		sp.allow = nfs4.DecodeBitmap(d)
 	case nfs4.SP4SSV:
 		skipSSVParms(d)
-		return nfs4.ErrEncrAlgUnsupp
+		return sp, nfs4.ErrEncrAlgUnsupp
 	default:
-		return nfs4.ErrNotsupp
+		return sp, nfs4.ErrNotsupp
 	}
-	return nfs4.OK
+	return sp, nfs4.OK
 }
 
 // skipSSVParms reads ssv_sp_parms4 (RFC 8881 section 18.35.1): the
@@ -78,7 +81,7 @@ func opExchangeID(c *compound) nfs4.Status {
 	copy(verf[:], d.Fixed(8))
 	owner := d.Opaque(nfs4.OpaqueLimit)
 	flags := d.Uint32()
-	sp := decodeStateProtect(d)
+	spa, sp := decodeStateProtect(d)
 	impl := decodeImplID(d)
 	// A zero-length co_ownerid names no client; knfsd's decoder refuses
 	// it (nfsd4_decode_opaque: nfserr_bad_xdr). Accepted, it made a
@@ -93,7 +96,11 @@ func opExchangeID(c *compound) nfs4.Status {
 		nfs4.ExchgIDUseNonPNFS|nfs4.ExchgIDUsePNFSMDS|nfs4.ExchgIDUsePNFSDS|nfs4.ExchgIDUpdConfirmedRecA) != 0 {
 		return nfs4.ErrInval
 	}
-	cl, st := c.s.state.exchangeID(c.conn.addr, string(owner), verf, c.caller.UID, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
+	mach, st := machCredFor(spa, c.caller) // machcred.go
+	if st != nfs4.OK {
+		return st
+	}
+	cl, st := c.s.state.exchangeID(c.conn.addr, string(owner), verf, c.caller, mach, flags&nfs4.ExchgIDUpdConfirmedRecA != 0)
 	if st != nfs4.OK {
 		return st
 	}
@@ -121,7 +128,7 @@ func opExchangeID(c *compound) nfs4.Status {
 		rflags |= nfs4.ExchgIDConfirmedR
 	}
 	e.Uint32(rflags)
-	e.Uint32(nfs4.SP4None)
+	encodeStateProtect(e, cl.mach) // machcred.go
 	// server_owner4: one owner for the whole server, so clients may trunk
 	// connections onto one client record; another server (a pNFS data
 	// server beside its metadata server) has another (serverOwner).
@@ -142,18 +149,21 @@ type clientView struct {
 	id        uint64
 	seq       uint32
 	confirmed bool
+	mach      *machCred // the record's state protection, as answered
 }
 
-func viewOf(c *client) clientView { return clientView{c.id, c.csSeq, c.confirmed} }
+func viewOf(c *client) clientView { return clientView{c.id, c.csSeq, c.confirmed, c.mach} }
 
 // exchangeID finds or makes the client record for owner, following the
 // case table of RFC 8881 section 18.35.4 as knfsd's nfsd4_exchange_id
-// does. The principal is the AUTH_SYS uid of the caller, addr the address
+// does. The principal is the uid of the caller (and, for a record made
+// with SP4_MACH_CRED, mach, its Kerberos principal: machcred.go), addr the address
 // it called from (a new record counts against it). t.owners holds
 // the confirmed record of each owner, t.unconfirmed the unconfirmed one;
 // an owner may have both while a rebooted client (case 5) is confirming
 // its new record.
-func (t *stateTable) exchangeID(addr netip.Addr, owner string, verf [8]byte, uid uint32, update bool) (clientView, nfs4.Status) {
+func (t *stateTable) exchangeID(addr netip.Addr, owner string, verf [8]byte, caller Cred, mach *machCred, update bool) (clientView, nfs4.Status) {
+	uid := caller.UID
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	conf := t.owners[owner]
@@ -161,6 +171,8 @@ func (t *stateTable) exchangeID(addr netip.Addr, owner string, verf [8]byte, uid
 	switch {
 	case conf != nil && update:
 		switch {
+		case !conf.machMatch(caller):
+			return clientView{}, nfs4.ErrWrongCred // knfsd: nfsd4_mach_creds_match
 		case conf.principal != uid:
 			return clientView{}, nfs4.ErrPerm // case 9
 		case conf.verifier != verf:
@@ -168,7 +180,7 @@ func (t *stateTable) exchangeID(addr netip.Addr, owner string, verf [8]byte, uid
 		}
 		conf.renew()
 		return viewOf(conf), nfs4.OK // case 6
-	case conf != nil && conf.principal != uid:
+	case conf != nil && (conf.principal != uid || !conf.machMatch(caller)):
 		// Case 3, a collision: another principal using this owner. A
 		// record holding state is kept (it must not be destroyed by
 		// someone else); one without is replaced at once.
@@ -198,6 +210,7 @@ func (t *stateTable) exchangeID(addr netip.Addr, owner string, verf [8]byte, uid
 		id: t.newClientID(), owner: owner, verifier: verf, principal: uid, addr: addr, csSeq: 1,
 		sessions: make(map[[nfs4.SessionIDSize]byte]*session),
 		opens:    make(map[openKey]*openState),
+		mach:     mach,
 	}
 	c.renew()
 	t.clients[c.id] = c
@@ -318,6 +331,9 @@ func (t *stateTable) createSession(c *compound, clientID uint64, seq, flags uint
 	cl := t.clients[clientID]
 	if cl == nil {
 		return nfs4.ErrStaleClientid
+	}
+	if !cl.machMatch(c.caller) {
+		return nfs4.ErrWrongCred // machcred.go: spo_must_enforce
 	}
 	if !cl.confirmed && cl.principal != c.caller.UID {
 		// RFC 8881 section 18.36.4: only the principal that made an
@@ -535,7 +551,7 @@ func opDestroySession(c *compound) nfs4.Status {
 	if !sess.boundTo(c.conn) {
 		return nfs4.ErrConnNotBound
 	}
-	if sess.client.principal != c.caller.UID {
+	if sess.client.principal != c.caller.UID || !sess.client.machMatch(c.caller) {
 		return nfs4.ErrWrongCred
 	}
 	t.removeSessionLocked(sess)
@@ -568,7 +584,7 @@ func opDestroyClientid(c *compound) nfs4.Status {
 	if cl == nil {
 		return nfs4.ErrStaleClientid
 	}
-	if cl.principal != c.caller.UID {
+	if cl.principal != c.caller.UID || !cl.machMatch(c.caller) {
 		return nfs4.ErrWrongCred
 	}
 	if c.s.clientHasState(cl) {
@@ -615,7 +631,7 @@ func opBindConnToSession(c *compound) nfs4.Status {
 	if dir != nfs4.CDRFore && dir != nfs4.CDRBack && dir != nfs4.CDRForeOrBoth && dir != nfs4.CDRBackOrBoth {
 		return nfs4.ErrInval
 	}
-	if sess.client.principal != c.caller.UID {
+	if sess.client.principal != c.caller.UID || !sess.client.machMatch(c.caller) {
 		return nfs4.ErrWrongCred
 	}
 	// deleg: a connection bound for the back channel carries callbacks;

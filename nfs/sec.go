@@ -41,6 +41,9 @@ func (c *compound) secAllowed() nfs4.Status {
 	if !ok || o.Sec.Allows(secFlavorOf(c.caller)) {
 		return nfs4.OK // an address refused is admit's to answer
 	}
+	if c.op != nfs4.OpOpen && c.machAllowed() { // machcred.go: spo_must_allow
+		return nfs4.OK
+	}
 	return nfs4.ErrWrongsec
 }
 

@@ -76,6 +76,7 @@ type client struct {
 	owner     string
 	verifier  [8]byte
 	principal uint32     // uid of the EXCHANGE_ID caller
+	mach      *machCred  // SP4_MACH_CRED's machine principal (machcred.go); nil: SP4_NONE
 	addr      netip.Addr // the address its EXCHANGE_ID came from: its record and sessions count against it
 	confirmed bool
 	// csSeq is the sequence id the next CREATE_SESSION must carry; csReply
