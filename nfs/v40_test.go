@@ -452,3 +452,22 @@ func FuzzV40(f *testing.F) {
 		h.record(rec)
 	})
 }
+
+// TestV40CloseNotInline: a 4.0 CLOSE may wait for another op of its
+// client (the seqid), so it never runs on the event loop.
+func TestV40CloseNotInline(t *testing.T) {
+	h := newHarness(t)
+	for _, minor := range []uint32{0, 1} {
+		e := xdr.NewEncoder(256)
+		callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+		e.String("")
+		e.Uint32(minor)
+		e.Uint32(1)
+		e.Uint32(nfs4.OpClose)
+		e.Uint32(0)
+		nfs4.Stateid{}.Encode(e)
+		if got := h.s.Inline(e.AppendTo(nil)); got != (minor == 1) {
+			t.Errorf("minor %d: Inline %v", minor, got)
+		}
+	}
+}
