@@ -112,6 +112,11 @@ type v40Owner struct {
 	closed [nfs4.OtherSize]byte
 }
 
+// maxOps40 bounds the ops of a 4.0 COMPOUND, which no session limits:
+// more is NFS4ERR_RESOURCE (knfsd's NFSD_MAX_OPS_PER_COMPOUND; pynfs
+// COMP6 grows a COMPOUND until it gets that).
+const maxOps40 = 200
+
 // maxV40Owners bounds the owners a client keeps sequence state for; past
 // it, owners holding no state are forgotten.
 const maxV40Owners = 4096

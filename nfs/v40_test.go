@@ -471,3 +471,22 @@ func TestV40CloseNotInline(t *testing.T) {
 		}
 	}
 }
+
+func TestV40LongCompound(t *testing.T) {
+	h := newHarness(t)
+	_, st, n := h.c40(maxOps40+1, func(e *xdr.Encoder) {
+		for i := 0; i <= maxOps40; i++ {
+			e.Uint32(nfs4.OpPutrootfh)
+		}
+	})
+	if st != nfs4.ErrResource || n != 0 {
+		t.Fatalf("%d ops: %d, %d results", maxOps40+1, st, n)
+	}
+	if _, st, n := h.c40(maxOps40, func(e *xdr.Encoder) {
+		for i := 0; i < maxOps40; i++ {
+			e.Uint32(nfs4.OpPutrootfh)
+		}
+	}); st != nfs4.OK || n != maxOps40 {
+		t.Fatalf("%d ops: %d, %d results", maxOps40, st, n)
+	}
+}
