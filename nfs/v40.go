@@ -144,6 +144,7 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 	d := c.peekArgs()
 	var id uint64
 	var sid nfs4.Stateid
+	named := false // the arguments name a client id, which must be a confirmed client's
 	switch c.opNum(info) {
 	case nfs4.OpOpen:
 		a := decodeOpen(&d)
@@ -152,17 +153,17 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 				return s
 			}
 		}
-		id = a.clientID
+		id, named = a.clientID, true
 	case nfs4.OpLock:
 		a := decodeLock(&d)
 		if a.newLockOwner {
 			sid = a.openStateid
-			id = a.lockOwner.clientID
+			id, named = a.lockOwner.clientID, true
 		} else {
 			sid = a.lockStateid
 		}
 	case nfs4.OpLockt:
-		id = decodeLockt(&d).owner.clientID
+		id, named = decodeLockt(&d).owner.clientID, true
 	case nfs4.OpClose:
 		sid = decodeClose(&d).openStateid
 	case nfs4.OpLocku:
@@ -188,9 +189,9 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 			c.bind40(o.client)
 			return nfs4.OK
 		}
-		if id == 0 {
-			return nfs4.OK
-		}
+	}
+	if !named {
+		return nfs4.OK // a special or unknown stateid: the handler judges it
 	}
 	cl, s := t.client40(id)
 	if s != nfs4.OK {

@@ -490,3 +490,23 @@ func TestV40LongCompound(t *testing.T) {
 		t.Fatalf("%d ops: %d, %d results", maxOps40, st, n)
 	}
 }
+
+// TestV40SpecialStateid: ops with a special stateid name no client, and
+// run as anonymous (the Linux client's chmod is SETATTR with the
+// all-zeros stateid).
+func TestV40SpecialStateid(t *testing.T) {
+	h := newHarness(t)
+	h.client40("c1")
+	_, _, _, fh := h.open40(h.client40("c2"), "oo", 1, "f")
+	for _, sid := range []nfs4.Stateid{{}, {Seqid: ^uint32(0), Other: [12]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}} {
+		st, _, _ := h.seqOp40(fh, nfs4.OpSetattr, func(e *xdr.Encoder) {
+			sid.Encode(e)
+			nfs4.BitmapOf(nfs4.AttrMode).Encode(e)
+			e.Uint32(4)
+			e.Uint32(0o600)
+		})
+		if st != nfs4.OK {
+			t.Errorf("SETATTR with stateid %+v: %d", sid, st)
+		}
+	}
+}
