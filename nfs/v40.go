@@ -187,6 +187,9 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 				return nfs4.ErrBadStateid
 			}
 			c.bind40(o.client)
+			if op := c.opNum(info); (op == nfs4.OpRead || op == nfs4.OpWrite) && sid.Seqid != 0 && sid.Seqid < o.seq.Load() {
+				c.currentSeqid40()
+			}
 			return nfs4.OK
 		}
 	}
@@ -212,6 +215,21 @@ func openArgs40(a *openArgs) nfs4.Status {
 		return nfs4.ErrInval
 	}
 	return nfs4.OK
+}
+
+// currentSeqid40 lets a READ or WRITE carry an open or lock stateid of
+// an earlier seqid: the client's I/O races with its own OPENs of the file,
+// which move the open stateid's seqid on (the Linux 4.0 client sends the
+// seqid it has, where 4.1 sends 0; knfsd answers NFS4ERR_OLD_STATEID and
+// the client sends the WRITE again). The access checked is the open's
+// current one whatever the seqid, so nothing is allowed that the open
+// does not allow now. The seqid is set to 0 ("the current one") in the
+// request itself, where the handler reads it: the record is the
+// server's until the reply is sent.
+func (c *compound) currentSeqid40() {
+	if b := c.d.Rest(); len(b) >= 4 {
+		binary.BigEndian.PutUint32(b, 0)
+	}
 }
 
 // opNum is the number of the op info describes.

@@ -510,3 +510,28 @@ func TestV40SpecialStateid(t *testing.T) {
 		}
 	}
 }
+
+// TestV40OldSeqidIO: a WRITE with an open stateid of an earlier seqid
+// (the client's own OPEN moved it on meanwhile) is taken; CLOSE with one
+// is NFS4ERR_OLD_STATEID.
+func TestV40OldSeqidIO(t *testing.T) {
+	h := newHarness(t)
+	id := h.client40("c1")
+	_, sid, _, fh := h.open40(id, "oo", 1, "f")
+	_, csid, _ := h.seqOp40(fh, nfs4.OpOpenConfirm, openConfirm40(sid, 2))
+	if st, _, _, _ := h.open40(id, "oo", 3, "f"); st != nfs4.OK {
+		t.Fatalf("second OPEN: %d", st)
+	}
+	st, _, _ := h.seqOp40(fh, nfs4.OpWrite, func(e *xdr.Encoder) {
+		csid.Encode(e)
+		e.Uint64(0)
+		e.Uint32(2) // FILE_SYNC
+		e.Opaque([]byte("x"))
+	})
+	if st != nfs4.OK {
+		t.Fatalf("WRITE with the earlier seqid: %d", st)
+	}
+	if st, _, _ := h.seqOp40(fh, nfs4.OpClose, closeArgs40(csid, 4)); st != nfs4.ErrOldStateid {
+		t.Fatalf("CLOSE with the earlier seqid: %d", st)
+	}
+}
