@@ -45,7 +45,7 @@ test:
 	NFSD_ENGINE=uring $(GO) test -race -count=1 ./e2e
 
 # e2e: real Linux 6.12 NFS client in qemu (TCG) against the server on
-# 127.0.0.1 (vers=4.2 with READ_PLUS, then 4.1, then 3): read checks, then write
+# 127.0.0.1 (vers=4.2 with READ_PLUS, then 4.1, 4.0 and 3): read checks, then write
 # checks and host-side changes (E2E_RW=0: reads only); then the filesystem
 # (mounts inside exports, a full filesystem), restart (a lock across kill -9),
 # exports (ro, root_squash), delegation and pNFS phases (E2E_FS, E2E_RESTART,

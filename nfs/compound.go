@@ -123,6 +123,10 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 		e.Patch(statusPos, uint32(nfs4.ErrMinorVersMismatch))
 		return true
 	}
+	if minor == 0 && n > maxOps40 {
+		e.Patch(statusPos, uint32(nfs4.ErrResource)) // v40.go
+		return true
+	}
 	status, done := c.run()
 	e.Patch(statusPos, uint32(status))
 	e.Patch(countPos, uint32(done))

@@ -48,13 +48,16 @@ func (s *Server) Inline(rec []byte) bool {
 		return s.inline3(&cl, &d) // nfs3.go
 	}
 	d.Opaque(maxTag)
-	d.Uint32()
+	minor := d.Uint32()
 	n := d.ArrayLen(maxOpsHard, 4)
 	sc := inlineScan{s: s}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		info := lookupOp(d.Uint32())
 		if info == nil || info.flags&opInline == 0 && info.scan == nil {
 			return false
+		}
+		if minor == 0 && info.flags&opSeqid != 0 {
+			return false // NFSv4.0 CLOSE waits its turn among its owner's ops (v40.go)
 		}
 		if info.flags&opByFD != 0 && info.scan == nil && !sc.fdOpen() {
 			return false // it would open cur by path first

@@ -112,6 +112,11 @@ type v40Owner struct {
 	closed [nfs4.OtherSize]byte
 }
 
+// maxOps40 bounds the ops of a 4.0 COMPOUND, which no session limits:
+// more is NFS4ERR_RESOURCE (knfsd's NFSD_MAX_OPS_PER_COMPOUND; pynfs
+// COMP6 grows a COMPOUND until it gets that).
+const maxOps40 = 200
+
 // maxV40Owners bounds the owners a client keeps sequence state for; past
 // it, owners holding no state are forgotten.
 const maxV40Owners = 4096
@@ -139,6 +144,7 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 	d := c.peekArgs()
 	var id uint64
 	var sid nfs4.Stateid
+	named := false // the arguments name a client id, which must be a confirmed client's
 	switch c.opNum(info) {
 	case nfs4.OpOpen:
 		a := decodeOpen(&d)
@@ -147,17 +153,17 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 				return s
 			}
 		}
-		id = a.clientID
+		id, named = a.clientID, true
 	case nfs4.OpLock:
 		a := decodeLock(&d)
 		if a.newLockOwner {
 			sid = a.openStateid
-			id = a.lockOwner.clientID
+			id, named = a.lockOwner.clientID, true
 		} else {
 			sid = a.lockStateid
 		}
 	case nfs4.OpLockt:
-		id = decodeLockt(&d).owner.clientID
+		id, named = decodeLockt(&d).owner.clientID, true
 	case nfs4.OpClose:
 		sid = decodeClose(&d).openStateid
 	case nfs4.OpLocku:
@@ -181,11 +187,14 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 				return nfs4.ErrBadStateid
 			}
 			c.bind40(o.client)
+			if op := c.opNum(info); (op == nfs4.OpRead || op == nfs4.OpWrite) && sid.Seqid != 0 && sid.Seqid < o.seq.Load() {
+				c.currentSeqid40()
+			}
 			return nfs4.OK
 		}
-		if id == 0 {
-			return nfs4.OK
-		}
+	}
+	if !named {
+		return nfs4.OK // a special or unknown stateid: the handler judges it
 	}
 	cl, s := t.client40(id)
 	if s != nfs4.OK {
@@ -206,6 +215,21 @@ func openArgs40(a *openArgs) nfs4.Status {
 		return nfs4.ErrInval
 	}
 	return nfs4.OK
+}
+
+// currentSeqid40 lets a READ or WRITE carry an open or lock stateid of
+// an earlier seqid: the client's I/O races with its own OPENs of the file,
+// which move the open stateid's seqid on (the Linux 4.0 client sends the
+// seqid it has, where 4.1 sends 0; knfsd answers NFS4ERR_OLD_STATEID and
+// the client sends the WRITE again). The access checked is the open's
+// current one whatever the seqid, so nothing is allowed that the open
+// does not allow now. The seqid is set to 0 ("the current one") in the
+// request itself, where the handler reads it: the record is the
+// server's until the reply is sent.
+func (c *compound) currentSeqid40() {
+	if b := c.d.Rest(); len(b) >= 4 {
+		binary.BigEndian.PutUint32(b, 0)
+	}
 }
 
 // opNum is the number of the op info describes.

@@ -452,3 +452,86 @@ func FuzzV40(f *testing.F) {
 		h.record(rec)
 	})
 }
+
+// TestV40CloseNotInline: a 4.0 CLOSE may wait for another op of its
+// client (the seqid), so it never runs on the event loop.
+func TestV40CloseNotInline(t *testing.T) {
+	h := newHarness(t)
+	for _, minor := range []uint32{0, 1} {
+		e := xdr.NewEncoder(256)
+		callHeader(e, 1, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+		e.String("")
+		e.Uint32(minor)
+		e.Uint32(1)
+		e.Uint32(nfs4.OpClose)
+		e.Uint32(0)
+		nfs4.Stateid{}.Encode(e)
+		if got := h.s.Inline(e.AppendTo(nil)); got != (minor == 1) {
+			t.Errorf("minor %d: Inline %v", minor, got)
+		}
+	}
+}
+
+func TestV40LongCompound(t *testing.T) {
+	h := newHarness(t)
+	_, st, n := h.c40(maxOps40+1, func(e *xdr.Encoder) {
+		for i := 0; i <= maxOps40; i++ {
+			e.Uint32(nfs4.OpPutrootfh)
+		}
+	})
+	if st != nfs4.ErrResource || n != 0 {
+		t.Fatalf("%d ops: %d, %d results", maxOps40+1, st, n)
+	}
+	if _, st, n := h.c40(maxOps40, func(e *xdr.Encoder) {
+		for i := 0; i < maxOps40; i++ {
+			e.Uint32(nfs4.OpPutrootfh)
+		}
+	}); st != nfs4.OK || n != maxOps40 {
+		t.Fatalf("%d ops: %d, %d results", maxOps40, st, n)
+	}
+}
+
+// TestV40SpecialStateid: ops with a special stateid name no client, and
+// run as anonymous (the Linux client's chmod is SETATTR with the
+// all-zeros stateid).
+func TestV40SpecialStateid(t *testing.T) {
+	h := newHarness(t)
+	h.client40("c1")
+	_, _, _, fh := h.open40(h.client40("c2"), "oo", 1, "f")
+	for _, sid := range []nfs4.Stateid{{}, {Seqid: ^uint32(0), Other: [12]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}} {
+		st, _, _ := h.seqOp40(fh, nfs4.OpSetattr, func(e *xdr.Encoder) {
+			sid.Encode(e)
+			nfs4.BitmapOf(nfs4.AttrMode).Encode(e)
+			e.Uint32(4)
+			e.Uint32(0o600)
+		})
+		if st != nfs4.OK {
+			t.Errorf("SETATTR with stateid %+v: %d", sid, st)
+		}
+	}
+}
+
+// TestV40OldSeqidIO: a WRITE with an open stateid of an earlier seqid
+// (the client's own OPEN moved it on meanwhile) is taken; CLOSE with one
+// is NFS4ERR_OLD_STATEID.
+func TestV40OldSeqidIO(t *testing.T) {
+	h := newHarness(t)
+	id := h.client40("c1")
+	_, sid, _, fh := h.open40(id, "oo", 1, "f")
+	_, csid, _ := h.seqOp40(fh, nfs4.OpOpenConfirm, openConfirm40(sid, 2))
+	if st, _, _, _ := h.open40(id, "oo", 3, "f"); st != nfs4.OK {
+		t.Fatalf("second OPEN: %d", st)
+	}
+	st, _, _ := h.seqOp40(fh, nfs4.OpWrite, func(e *xdr.Encoder) {
+		csid.Encode(e)
+		e.Uint64(0)
+		e.Uint32(2) // FILE_SYNC
+		e.Opaque([]byte("x"))
+	})
+	if st != nfs4.OK {
+		t.Fatalf("WRITE with the earlier seqid: %d", st)
+	}
+	if st, _, _ := h.seqOp40(fh, nfs4.OpClose, closeArgs40(csid, 4)); st != nfs4.ErrOldStateid {
+		t.Fatalf("CLOSE with the earlier seqid: %d", st)
+	}
+}

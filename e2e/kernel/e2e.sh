@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make e2e`: build the server, make a test tree, serve it on 127.0.0.1:PORT
-# and have a real Linux 6.12 NFS client (in qemu) check it over 4.2 and 4.1.
+# and have a real Linux 6.12 NFS client (in qemu) check it over 4.2, 4.1 and 4.0.
 #
 # Then e2e-fs.sh (E2E_FS=0 skips it): ext4 images mounted inside the export
 # and a full filesystem, served by a second server run; e2e-restart.sh
@@ -14,14 +14,14 @@
 # NFS-Ganesha data server. Each phase runs alone too: e2e/kernel/e2e-deleg.sh.
 #
 # Environment: ENGINE (server --engine, default portable), E2E_VERS
-# (default "4.2 4.1 3"), E2E_SERVER_ARGS (extra server flags), plus run.sh's.
+# (default "4.2 4.1 4.0 3"), E2E_SERVER_ARGS (extra server flags), plus run.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=lib.sh
 . e2e/kernel/lib.sh
 
 ENGINE=${ENGINE:-portable}
-read -r -a VERS <<<"${E2E_VERS:-4.2 4.1 3}"
+read -r -a VERS <<<"${E2E_VERS:-4.2 4.1 4.0 3}"
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 export E2E_WORK=$WORK
 mkdir -p "$WORK"
