@@ -80,13 +80,18 @@ e2e-ktls:
 # "Conformance", and e2e/pynfs/run.sh for the knobs.
 .PHONY: pynfs
 pynfs:
-	rc=0; bash e2e/pynfs/run.sh || rc=1; PYNFS_SUITE=4.0 bash e2e/pynfs/run.sh || rc=1; exit $$rc
+	rc=0; bash e2e/pynfs/run.sh || rc=1; PYNFS_SUITE=4.0 PYNFS_MIN_PCT=$(PYNFS_40_MIN_PCT) bash e2e/pynfs/run.sh || rc=1; exit $$rc
+
+# The 4.0 suite passes 509 of 581 here (87.6 %; issue 25's goal is 95 %):
+# its floor is set just under that, and every test of
+# e2e/pynfs/baseline-pass-40.txt must keep passing.
+PYNFS_40_MIN_PCT ?= 86
 
 # pynfs-40: pynfs' NFSv4.0 suite alone (bin/pynfs-40; baseline
 # e2e/pynfs/baseline-pass-40.txt); `make pynfs` runs it after 4.1.
 .PHONY: pynfs-40
 pynfs-40:
-	PYNFS_SUITE=4.0 bash e2e/pynfs/run.sh
+	PYNFS_SUITE=4.0 PYNFS_MIN_PCT=$(PYNFS_40_MIN_PCT) bash e2e/pynfs/run.sh
 
 # pynfs-pnfs: the suite (all, plus the flexfiles layout tests flagged flex,
 # layoutstats and layoutreturn) against a pNFS metadata server over a data
