@@ -173,6 +173,12 @@ func (t *Target) Stats() client.Stats {
 		s.ReadPlusDelivered += x.ReadPlusDelivered
 		s.WriteBytes += x.WriteBytes
 	}
+	if t.v3 != nil {
+		for _, c := range t.v3.conns {
+			s.BytesSent += c.sent.Load()
+			s.BytesReceived += c.recv.Load()
+		}
+	}
 	for _, p := range t.pnfs {
 		out, in := p.WireBytes()
 		s.BytesSent += out
