@@ -5,7 +5,7 @@
 # call per workload, every byte checked:
 #   1. randread 4 KiB READ ($OPS ops of a 64 MiB file, --conns 2 --depth 4)
 #   2. io500 --size $IO500_SIZE --files $FILES --conns 2 --depth 4
-#   3. readmatrix data,hole,$MIXED READ cached ($RM_SIZE)
+#   3. readmatrix data,hole,$MIXED READ uncached and cached ($RM_SIZE)
 # Server CPU per GiB and per op comes from each server's pid. Output and
 # --json files go to $WORK (default /tmp/nfsd-uring-bench/v3); the
 # commands are in $WORK/commands.txt. Env: BASE_PORT (31600), OPS (100000),
@@ -48,5 +48,5 @@ nb() {
 
 nb randread randread --size 64M --ops "$OPS" --conns 2 --depth 4 --repeat "$REPEAT"
 nb io500 io500 --size "$IO500_SIZE" --files "$FILES" --conns 2 --depth 4 --stonewall 30s
-nb readmatrix readmatrix --size "$RM_SIZE" --layouts "data,hole,$MIXED" --cache cached --conns 2 --depth 4 --repeat "$REPEAT"
+nb readmatrix readmatrix --size "$RM_SIZE" --layouts "data,hole,$MIXED" --cache uncached,cached --conns 2 --depth 4 --repeat "$REPEAT"
 runtime
