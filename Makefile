@@ -126,6 +126,10 @@ bench-peer-stop:
 .PHONY: bench-peer-compare bench-cores
 bench-peer-compare:
 	bash bench/scripts/peer-compare.sh
+# bench-v3-compare: NFSv3, nfsd-uring vs NFS-Ganesha (v3-compare.sh).
+.PHONY: bench-v3-compare
+bench-v3-compare:
+	bash bench/scripts/v3-compare.sh
 # bench-cores: --cores N vs --cores 1, CPU per op (cores.sh).
 bench-cores:
 	bash bench/scripts/cores.sh

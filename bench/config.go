@@ -41,8 +41,7 @@ type Config struct {
 	Progress bool             // live progress line on stderr
 	Warn     func(msg string) // remarks about options that cannot be honoured
 
-	// Vers is the NFS version: 4 (0: 4) or 3 (randread and ior-easy
-	// only, nfs3.go).
+	// Vers is the NFS version: 4 (0: 4) or 3 (nfs3.go: V3Builders).
 	Vers int
 }
 

@@ -11,8 +11,14 @@ import (
 // IO500 runs ior-easy, mdtest-easy, ior-hard and mdtest-hard with their
 // phases in IO500 order (writes, then reads and stats, then removes).
 func IO500(ctx context.Context, cfg *Config, t *Target) ([]*Phase, error) {
+	return io500Of(ctx, cfg, t, []Builder{IOREasy, MDTestEasy, IORHard, MDTestHard})
+}
+
+// io500Of orders the phases of the four builders (ior-easy, mdtest-easy,
+// ior-hard, mdtest-hard) as IO500 does.
+func io500Of(ctx context.Context, cfg *Config, t *Target, builders []Builder) ([]*Phase, error) {
 	byKey := map[string]*Phase{}
-	for _, b := range []Builder{IOREasy, MDTestEasy, IORHard, MDTestHard} {
+	for _, b := range builders {
 		ps, err := b(ctx, cfg, t)
 		if err != nil {
 			return nil, err

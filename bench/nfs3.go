@@ -15,8 +15,9 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// NFSv3 (--vers 3): randread and ior-easy against a v3 server, over a
-// small v3 client of nfsbench's own (MOUNT on the NFS port, AUTH_SYS). A
+// NFSv3 (--vers 3): the IO500-style workloads against a v3 server, over a
+// small v3 client of nfsbench's own (MOUNT on the NFS port or on
+// --mount-port, AUTH_SYS). A
 // v3 connection has one call in flight, so each of the Conns connections
 // of a v4 run is Depth v3 connections here: the same number of requests in
 // flight. Phases keep the v4 names, so --compare of a v3 and a v4 target
@@ -281,7 +282,7 @@ func (t *Target) connect3(ctx context.Context, cfg *Config) error {
 		}
 		v.conns = append(v.conns, c)
 	}
-	root, err := v.conns[0].mount(t.Export)
+	root, err := mount3(ctx, cfg, t, v.conns[0])
 	if err != nil {
 		v.close()
 		return err
@@ -292,6 +293,25 @@ func (t *Target) connect3(ctx context.Context, cfg *Config) error {
 	}
 	t.v3 = v
 	return nil
+}
+
+// mount3 gets the export's root handle over c, or over a connection of
+// its own to t.MountPort on the server's host.
+func mount3(ctx context.Context, cfg *Config, t *Target, c *conn3) ([]byte, error) {
+	if t.MountPort == 0 {
+		return c.mount(t.Export)
+	}
+	host, _, err := net.SplitHostPort(t.Addr)
+	if err != nil {
+		return nil, err
+	}
+	maddr := net.JoinHostPort(host, fmt.Sprint(t.MountPort))
+	mc, err := dial3(ctx, maddr, cfg.UID, cfg.GID)
+	if err != nil {
+		return nil, fmt.Errorf("MOUNT service %s: %w", maddr, err)
+	}
+	defer mc.c.Close()
+	return mc.mount(t.Export)
 }
 
 func (v *v3Target) close() {
@@ -456,4 +476,5 @@ func IOREasy3(ctx context.Context, cfg *Config, t *Target) ([]*Phase, error) {
 }
 
 // V3Builders are the workloads --vers 3 runs.
-var V3Builders = map[string]Builder{"randread": RandRead3, "ior-easy": IOREasy3}
+var V3Builders = map[string]Builder{"randread": RandRead3, "ior-easy": IOREasy3, "ior-hard": IORHard3,
+	"mdtest-easy": MDTestEasy3, "mdtest-hard": MDTestHard3, "io500": IO5003, "readmatrix": ReadMatrix3}

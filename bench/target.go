@@ -21,6 +21,10 @@ type Target struct {
 	Export    string // path of the export from the server's root
 	LocalDir  string // the export's directory on this machine, if local
 	ServerPID int    // server process for CPU accounting; 0: unknown
+	// MountPort is the TCP port of the MOUNT service on Addr's host for
+	// --vers 3 (0: the NFS port, as nfsd-uring serves it; NFS-Ganesha
+	// has a port of its own).
+	MountPort int
 	// TLS, when set, makes the connections RPC-with-TLS (RFC 9289).
 	TLS *tls.Config
 
@@ -168,6 +172,12 @@ func (t *Target) Stats() client.Stats {
 		s.ReadBytes += x.ReadBytes
 		s.ReadPlusDelivered += x.ReadPlusDelivered
 		s.WriteBytes += x.WriteBytes
+	}
+	if t.v3 != nil {
+		for _, c := range t.v3.conns {
+			s.BytesSent += c.sent.Load()
+			s.BytesReceived += c.recv.Load()
+		}
 	}
 	for _, p := range t.pnfs {
 		out, in := p.WireBytes()

@@ -95,7 +95,9 @@ func parseFlags(name string, args []string) *options {
 	readOps := fs.String("read-ops", "READ,READ_PLUS", "readmatrix, randread: operations to run (randread's default: READ)")
 	fs.BoolVar(&o.cfg.Recreate, "recreate", false, "readmatrix: rewrite the files even if present")
 	fs.BoolVar(&o.cfg.NoVerify, "no-verify", false, "do not check the data read")
-	fs.IntVar(&o.cfg.Vers, "vers", 4, "NFS version: 4 (4.1/4.2), or 3 for randread and ior-easy (MOUNT on the server's NFS port; each connection of a v4 run is --depth v3 connections)")
+	fs.IntVar(&o.main.MountPort, "mount-port", 0, "with --vers 3: TCP port of the MOUNT service on --server's host (0: the NFS port)")
+	fs.IntVar(&o.other.MountPort, "compare-mount-port", 0, "--mount-port of --compare")
+	fs.IntVar(&o.cfg.Vers, "vers", 4, "NFS version: 4 (4.1/4.2), or 3 (randread, readmatrix with READ only, ior-easy, ior-hard, mdtest-easy, mdtest-hard, io500; MOUNT on the NFS port unless --mount-port; each connection of a v4 run is --depth v3 connections)")
 	fs.StringVar(&o.cfg.PNFS, "pnfs", bench.PNFSAuto, "auto|on|off: READ/WRITE of ior-easy, ior-hard, randread and io500's ior phases go through flexible-files layouts straight to the data servers (auto: when the server says it is a pNFS MDS; on: fail if it is not)")
 	fs.BoolVar(&o.cfg.BackChannel, "back-channel", false, "ask for a back channel (the server may then grant delegations; recalls are answered)")
 	uid := fs.Uint("uid", 0, "AUTH_SYS uid")
@@ -215,7 +217,7 @@ func run(name string, o *options) error {
 	build := workloads[name]
 	if o.cfg.Vers == 3 {
 		if build = bench.V3Builders[name]; build == nil {
-			fmt.Fprintf(os.Stderr, "nfsbench: %s does not run over NFSv3 (--vers 3: randread, ior-easy)\n", name)
+			fmt.Fprintf(os.Stderr, "nfsbench: %s does not run over NFSv3 (--vers 3: randread, readmatrix, ior-easy, ior-hard, mdtest-easy, mdtest-hard, io500)\n", name)
 			os.Exit(2)
 		}
 	}
