@@ -299,6 +299,35 @@ func (n *nlmState) monitorLocked(h *nlmHost) {
 }
 
 func (n *nlmState) cancel(c *Conn, a *nlmArgs) uint32 {
+	return n.letGo(c, a, func(h *nlmHost, owner string, nd *node, start, end uint64) {
+		if i := n.findBlockLocked(h, owner, nd.fileID(), start, end); i >= 0 {
+			b := n.blocks[i]
+			n.removeBlockLocked(i)
+			if b.granted {
+				// Granted but not yet taken by the host: it no longer
+				// wants it.
+				n.unlockLocked(h, owner, b.node, start, end)
+			}
+		}
+	})
+}
+
+func (n *nlmState) unlock(c *Conn, a *nlmArgs) uint32 {
+	return n.letGo(c, a, func(h *nlmHost, owner string, nd *node, start, end uint64) {
+		// A request of the owner for this very range waits no more
+		// (knfsd's nlmsvc_unlock cancels it first).
+		if i := n.findBlockLocked(h, owner, nd.fileID(), start, end); i >= 0 {
+			n.removeBlockLocked(i)
+		}
+		n.unlockLocked(h, owner, nd, start, end)
+	})
+}
+
+// letGo is CANCEL's and UNLOCK's common part: the file, the range and the
+// owner, refused in grace (as knfsd's nlm4svc_proc_unlock and _cancel), and
+// nothing to do for a host the server does not know; do runs with the
+// state lock held.
+func (n *nlmState) letGo(c *Conn, a *nlmArgs, do func(h *nlmHost, owner string, nd *node, start, end uint64)) uint32 {
 	nd, stat := n.fileOf(c, a.lock.fh)
 	if stat != nlmGranted {
 		return stat
@@ -311,45 +340,9 @@ func (n *nlmState) cancel(c *Conn, a *nlmArgs) uint32 {
 	if t.inGraceLocked() {
 		return nlmDeniedGrace
 	}
-	h := n.hostLocked(c, a.lock.callerName, false)
-	if h == nil {
-		return nlmGranted
+	if h := n.hostLocked(c, a.lock.callerName, false); h != nil {
+		do(h, owner, nd, start, end)
 	}
-	if i := n.findBlockLocked(h, owner, nd.fileID(), start, end); i >= 0 {
-		b := n.blocks[i]
-		n.removeBlockLocked(i)
-		if b.granted {
-			// Granted but not yet taken by the host: it no longer
-			// wants it.
-			n.unlockLocked(h, owner, b.node, start, end)
-		}
-	}
-	return nlmGranted
-}
-
-func (n *nlmState) unlock(c *Conn, a *nlmArgs) uint32 {
-	nd, stat := n.fileOf(c, a.lock.fh)
-	if stat != nlmGranted {
-		return stat
-	}
-	start, end := nlmRange(a.lock.offset, a.lock.length)
-	owner := nlmOwner(a.lock.svid, a.lock.oh)
-	t := n.s.state
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.inGraceLocked() {
-		return nlmDeniedGrace // as knfsd's nlm4svc_proc_unlock
-	}
-	h := n.hostLocked(c, a.lock.callerName, false)
-	if h == nil {
-		return nlmGranted
-	}
-	// A request of the owner for this very range waits no more (knfsd's
-	// nlmsvc_unlock cancels it first).
-	if i := n.findBlockLocked(h, owner, nd.fileID(), start, end); i >= 0 {
-		n.removeBlockLocked(i)
-	}
-	n.unlockLocked(h, owner, nd, start, end)
 	return nlmGranted
 }
 
