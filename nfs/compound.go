@@ -255,6 +255,9 @@ func (c *compound) exec(op uint32, info *opInfo, more bool) nfs4.Status {
 	if st != nfs4.OK && !c.keepResult && c.e.Pos() > bodyPos {
 		c.e.Truncate(bodyPos)
 	}
+	if c.minor == 0 && st != nfs4.OK {
+		st = status40(op, st) // v40.go
+	}
 	c.e.Patch(statusPos, uint32(st))
 	c.countOp(op, info, st, reads)
 	return st

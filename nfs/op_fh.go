@@ -186,12 +186,17 @@ func opGetattr(c *compound) nfs4.Status {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
+	// Write-only attributes cannot be read (RFC 8881 section 5.5; knfsd's
+	// nfsd4_getattr): asking is an error, not an empty answer.
+	if !req.And(writeOnlyAttrs).Empty() {
+		return nfs4.ErrInval
+	}
 	var st unix.Stat_t
 	if s := c.statFH(&st); s != nfs4.OK {
 		return s
 	}
 	c.delegAttrs(c.cfh, req, &st) // another client's write delegation (state_deleg.go)
-	c.s.encodeFattr(c.e, req, &attrSource{n: c.cfh, st: &st, flavor: c.cred.Flavor})
+	c.s.encodeFattr(c.e, req, &attrSource{n: c.cfh, st: &st, flavor: c.cred.Flavor, minor: c.minor})
 	return nfs4.OK
 }
 

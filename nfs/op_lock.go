@@ -1,6 +1,8 @@
 package nfs
 
 import (
+	"golang.org/x/sys/unix"
+
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -291,6 +293,16 @@ func opLockt(c *compound) nfs4.Status {
 	}
 	start, end, s := c.lockRange(a.locktype, a.offset, a.length)
 	if s != nfs4.OK {
+		return s
+	}
+	// Only regular files have byte ranges to lock (knfsd's fh_verify for
+	// S_IFREG): NFS4ERR_ISDIR, NFS4ERR_SYMLINK or NFS4ERR_WRONG_TYPE. LOCK
+	// needs an open stateid, which only a regular file has.
+	var st unix.Stat_t
+	if s := c.statFH(&st); s != nfs4.OK {
+		return s
+	}
+	if s := openableType(&st); s != nfs4.OK {
 		return s
 	}
 	t := c.s.state

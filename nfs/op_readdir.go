@@ -34,6 +34,9 @@ func opReaddir(c *compound) nfs4.Status {
 	if c.d.Err() != nil {
 		return nfs4.ErrBadXDR
 	}
+	if !a.attrRequest.And(writeOnlyAttrs).Empty() {
+		return nfs4.ErrInval // as GETATTR (knfsd's nfsd4_readdir)
+	}
 	var st unix.Stat_t
 	if s := c.needDir(&st); s != nfs4.OK {
 		return s
@@ -43,6 +46,12 @@ func opReaddir(c *compound) nfs4.Status {
 	// Any other verifier is ignored, as cookies never expire.
 	if a.cookie == 1 || a.cookie == 2 || a.cookie == 0 && a.cookieverf != [nfs4.VerifierSize]byte{} {
 		return nfs4.ErrBadCookie
+	}
+	// maxcount counts all of READDIR4resok: the verifier and the closing
+	// "no more entries" and eof take 16 bytes even for an empty directory
+	// (knfsd's nfsd4_encode_readdir).
+	if a.maxcount < 16 {
+		return nfs4.ErrToosmall
 	}
 	limit := min(int(a.maxcount), c.room()-readOverhead)
 	dir := c.cfh
@@ -165,7 +174,7 @@ func (c *compound) encodeEntryAttrs(name string, req nfs4.Bitmap) bool {
 		c.e.Uint32(0)
 		return true
 	}
-	c.s.encodeFattr(c.e, req, &attrSource{n: n, st: &st, flavor: c.cred.Flavor})
+	c.s.encodeFattr(c.e, req, &attrSource{n: n, st: &st, flavor: c.cred.Flavor, minor: c.minor})
 	return true
 }
 

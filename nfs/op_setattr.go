@@ -1,6 +1,8 @@
 package nfs
 
 import (
+	"math"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
@@ -63,29 +65,40 @@ func decodeNewAttrs(d *xdr.Decoder) (newAttrs, nfs4.Status) {
 	if a.mask.Has(nfs4.AttrOwnerGroup) && st == nfs4.OK {
 		a.gid, a.groupName, st = parseOwner(v.String(1024))
 	}
+	timeOK := true
 	if a.mask.Has(nfs4.AttrTimeAccessSet) {
-		a.atime = decodeSetTime(v)
+		a.atime, timeOK = decodeSetTime(v)
 	}
 	if a.mask.Has(nfs4.AttrTimeModifySet) {
-		a.mtime = decodeSetTime(v)
+		var ok bool
+		a.mtime, ok = decodeSetTime(v)
+		timeOK = timeOK && ok
 	}
-	if v.Err() != nil {
+	// The values must fill attr_vals exactly: bytes left over are as
+	// malformed as bytes missing (RFC 8881 section 3.3.4; knfsd's
+	// nfsd4_decode_fattr4 checks the length it read).
+	if v.Err() != nil || v.Remaining() != 0 {
 		return a, nfs4.ErrBadXDR
+	}
+	if !timeOK && st == nfs4.OK {
+		st = nfs4.ErrInval
 	}
 	return a, st
 }
 
-// decodeSetTime reads settime4; "server time" becomes UTIME_NOW.
-func decodeSetTime(d *xdr.Decoder) unix.Timespec {
+// decodeSetTime reads settime4; "server time" becomes UTIME_NOW. A
+// nanosecond count of a second or more is well-formed XDR but not a time:
+// ok is false (NFS4ERR_INVAL, as knfsd's nfsd4_decode_nfstime4).
+func decodeSetTime(d *xdr.Decoder) (t unix.Timespec, ok bool) {
 	if d.Uint32() == nfs4.SetToServerTime {
-		return unix.Timespec{Nsec: unix.UTIME_NOW}
+		return unix.Timespec{Nsec: unix.UTIME_NOW}, true
 	}
 	sec := d.Int64()
 	nsec := d.Uint32()
 	if nsec >= 1e9 {
-		d.Fail(xdr.ErrTooLong)
+		return unix.Timespec{}, false
 	}
-	return unix.Timespec{Sec: sec, Nsec: int64(nsec)}
+	return unix.Timespec{Sec: sec, Nsec: int64(nsec)}, true
 }
 
 // parseOwner reads an owner string: a numeric one ("1000", as the Linux
@@ -93,7 +106,9 @@ func decodeSetTime(d *xdr.Decoder) unix.Timespec {
 // for resolveNewAttrs to map through the server's name mapping (idmap.go).
 func parseOwner(b []byte) (id uint32, name string, s nfs4.Status) {
 	if len(b) == 0 {
-		return 0, "", nfs4.ErrBadowner
+		// No name at all is a malformed argument rather than an unknown
+		// owner (knfsd's idmap: NFS4ERR_INVAL for a zero length).
+		return 0, "", nfs4.ErrInval
 	}
 	if id, ok := numericID(string(b)); ok {
 		return id, "", nfs4.OK
@@ -107,6 +122,9 @@ func applyAttrs(fd, wfd int, a *newAttrs) (nfs4.Bitmap, error) {
 	var done nfs4.Bitmap
 	proc := "/proc/self/fd/" + itoa(fd)
 	if a.mask.Has(nfs4.AttrSize) {
+		if a.size > math.MaxInt64 {
+			return done, unix.EFBIG // ftruncate would read it as negative: EINVAL
+		}
 		if err := unix.Ftruncate(wfd, int64(a.size)); err != nil {
 			return done, err
 		}
@@ -270,6 +288,9 @@ func opSetattr(c *compound) nfs4.Status {
 			return s
 		}
 		wfd = fd
+		if a.size > math.MaxInt64 {
+			return nfs4.ErrFbig // RFC 8881 section 5.8.1.9; ftruncate would say EINVAL
+		}
 		if l := c.layoutFile(); l != nil {
 			// The data files first: the export file's size is what
 			// GETATTR reports (pnfs_proxy.go).

@@ -60,7 +60,7 @@ func (c *compound) attrsSame() (bool, nfs4.Status) {
 	if c.d.Err() != nil {
 		return false, nfs4.ErrBadXDR
 	}
-	if req.And(c.s.supportedAttrs()) != req {
+	if req.And(c.s.supportedFor(c.minor)) != req {
 		return false, nfs4.ErrAttrnotsupp
 	}
 	if !req.And(writeOnlyAttrs).Empty() || req.Has(nfs4.AttrRdattrError) {
@@ -71,7 +71,7 @@ func (c *compound) attrsSame() (bool, nfs4.Status) {
 		return false, s
 	}
 	e := xdr.NewEncoder(len(vals) + 64)
-	c.s.encodeFattr(e, req, &attrSource{n: c.cfh, st: &st, flavor: c.cred.Flavor})
+	c.s.encodeFattr(e, req, &attrSource{n: c.cfh, st: &st, flavor: c.cred.Flavor, minor: c.minor})
 	d := xdr.NewDecoder(e.Header())
 	got := nfs4.DecodeBitmap(d)
 	have := d.Opaque(maxVerifyAttrs)

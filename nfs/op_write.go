@@ -26,11 +26,11 @@ func (c *compound) writeTarget(sid nfs4.Stateid) (fd int, s nfs4.Status) {
 		return -1, s
 	}
 	switch {
-	case sid == nfs4.BypassStateid:
-		return -1, nfs4.ErrBadStateid
-	case sid == nfs4.AnonStateid:
+	case sid == nfs4.AnonStateid || sid == nfs4.BypassStateid:
 		// No open: every open's DENY_WRITE holds against it (knfsd's
-		// check_special_stateids; issue 21 finding 7).
+		// check_special_stateids; issue 21 finding 7). The READ bypass
+		// stateid bypasses nothing here: in WRITE and SETATTR it is
+		// treated like the anonymous one (RFC 8881 section 8.2.3).
 		if c.s.state.specialDenied(n, nfs4.ShareDenyWrite) {
 			return -1, nfs4.ErrLocked
 		}

@@ -252,6 +252,9 @@ func NewServer(cfg Config) (*Server, error) {
 	// The boot epoch goes into every stateid and session id, so state from
 	// an earlier server instance is recognised as stale, not as bad.
 	s.boot = uint32(time.Now().Unix()) ^ binary.BigEndian.Uint32(b[:4])
+	if s.boot == 0 || s.boot == ^uint32(0) {
+		s.boot = 2 // never a special stateid's, nor client id 0's
+	}
 	copy(s.bootVer[:], b[4:])
 	s.state = newStateTable(s)
 	prev, err := s.state.store.load()

@@ -62,7 +62,8 @@ type stateTable struct {
 	byAddr      map[netip.Addr]*addrUse
 	shareWarned time.Time // when an address was last logged for holding its share
 
-	closed40 sync.Map // NFSv4.0: the client of each open-owner's last closed stateid (v40.go)
+	closed40  sync.Map      // NFSv4.0: the client of each open-owner's last closed stateid (v40.go)
+	expired40 expiredOthers // NFSv4.0: stateids of clients whose state was dropped (v40.go)
 }
 
 // addrUse is what the clients of one address hold.
@@ -188,6 +189,24 @@ func newStateTable(s *Server) *stateTable {
 	}
 }
 
+// unknownStateid is the error for a stateid that names none of the
+// caller's state (knfsd's nfsd4_lookup_stateid): a special stateid where
+// the op takes none, or one this boot never issued, is bad; one of an
+// earlier boot is stale; one of a 4.0 client whose lease ran out and
+// whose state was dropped is expired (RFC 7530 section 9.6.3), so the
+// client knows to recover its lease rather than give up the file.
+func (t *stateTable) unknownStateid(sid nfs4.Stateid) nfs4.Status {
+	switch {
+	case sid.Other == nfs4.AnonStateid.Other || sid.Other == nfs4.BypassStateid.Other:
+		return nfs4.ErrBadStateid
+	case binary.BigEndian.Uint32(sid.Other[:4]) != t.s.boot:
+		return nfs4.ErrStaleStateid
+	case t.expired40.has(sid.Other):
+		return nfs4.ErrExpired
+	}
+	return nfs4.ErrBadStateid
+}
+
 // newOther returns a fresh stateid "other" field: the boot epoch, so that
 // stateids from an earlier server instance read as stale, then 64 random
 // bits, so that no client can name another's state by guessing.
@@ -232,6 +251,7 @@ func (t *stateTable) removeClientLocked(c *client) {
 	}
 	// RFC 8435 section 14: a client gone can no longer use its layouts.
 	t.dropClientLayoutsLocked(c, true)
+	t.expired40.addClient(c) // before its opens go
 	for _, o := range c.opens {
 		t.dropLocked(o)
 	}
@@ -338,12 +358,9 @@ func (t *stateTable) checkWrite(cl *client, sid nfs4.Stateid, n *node) nfs4.Stat
 // could with the lock, while one whose reply the client has seen always
 // counts. Callers that change the state they found hold stateTable.mu.
 func (t *stateTable) find(cl *client, sid nfs4.Stateid) (*openState, nfs4.Status) {
-	if binary.BigEndian.Uint32(sid.Other[:4]) != t.s.boot {
-		return nil, nfs4.ErrStaleStateid
-	}
 	o := t.opens.get(sid.Other)
 	if o == nil || o.client != cl {
-		return nil, nfs4.ErrBadStateid
+		return nil, t.unknownStateid(sid)
 	}
 	if o.deleg != nil && o.deleg.revoked.Load() {
 		return nil, nfs4.ErrDelegRevoked

@@ -183,7 +183,9 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 			return nfs4.OK
 		}
 		if o := t.opens.get(sid.Other); o != nil && o.client.v40 != nil {
-			if id != 0 && id != o.client.id && c.opNum(info) == nfs4.OpLock {
+			if named && id != o.client.id && c.opNum(info) == nfs4.OpLock {
+				// open_to_lock_owner4 names a client other than the
+				// open's (knfsd's same_clid check in nfsd4_lock).
 				return nfs4.ErrBadStateid
 			}
 			c.bind40(o.client)
@@ -202,6 +204,25 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 	}
 	c.bind40(cl)
 	return nfs4.OK
+}
+
+// status40 is st as NFSv4.0 has it, for an op's result (knfsd's
+// nfsd4_map_status): RFC 7530 has no NFS4ERR_WRONG_TYPE, so an op on an
+// object of the wrong type is NFS4ERR_INVAL, and OPEN of anything but a
+// regular file or a directory is NFS4ERR_SYMLINK (section 16.16.6); a
+// revoked delegation's stateid is simply a bad one (NFS4ERR_DELEG_REVOKED
+// is 4.1's).
+func status40(op uint32, st nfs4.Status) nfs4.Status {
+	switch st {
+	case nfs4.ErrWrongType:
+		if op == nfs4.OpOpen {
+			return nfs4.ErrSymlink
+		}
+		return nfs4.ErrInval
+	case nfs4.ErrDelegRevoked:
+		return nfs4.ErrBadStateid
+	}
+	return st
 }
 
 // openArgs40 refuses what OPEN4args of 4.0 cannot hold: 4.1's claims and
@@ -238,11 +259,16 @@ func (c *compound) opNum(info *opInfo) uint32 {
 }
 
 // client40 finds the confirmed 4.0 client of id: NFS4ERR_STALE_CLIENTID
-// for one this server does not know (RFC 7530 section 9.1.2).
+// for one of an earlier boot or not confirmed (RFC 7530 section 9.1.2),
+// NFS4ERR_EXPIRED for one of this boot that is gone, its lease over
+// (knfsd's set_client), so that the client sets up a new one.
 func (t *stateTable) client40(id uint64) (*client, nfs4.Status) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	cl := t.clients[id]
+	if cl == nil && uint32(id>>32) == t.s.boot {
+		return nil, nfs4.ErrExpired
+	}
 	if cl == nil || !cl.confirmed || cl.v40 == nil {
 		return nil, nfs4.ErrStaleClientid
 	}
@@ -726,10 +752,10 @@ func opOpenConfirm(c *compound) nfs4.Status {
 	if c.cfh == nil {
 		return nfs4.ErrNofilehandle
 	}
-	if c.sess == nil || c.sess.client.v40 == nil {
-		return nfs4.ErrBadStateid
-	}
 	t := c.s.state
+	if c.sess == nil || c.sess.client.v40 == nil {
+		return t.unknownStateid(a.stateid) // no client holds it: stale, expired or bad
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	o, s := c.openStateLocked(a.stateid)
@@ -786,6 +812,53 @@ func opReleaseLockowner(c *compound) nfs4.Status {
 	}
 	cl.v40.mu.Unlock()
 	return nfs4.OK
+}
+
+// expiredOthers remembers the stateids of 4.0 clients that were removed
+// (lease expired, a courtesy client's state wanted by another, a
+// SETCLIENTID that replaced the client), so that using one is
+// NFS4ERR_EXPIRED rather than NFS4ERR_BAD_STATEID: a 4.0 client has no
+// SEQUENCE status flags to learn of it otherwise. Bounded: the oldest are
+// forgotten first, and a forgotten one is merely bad. 4.1 clients lose
+// their sessions with their state, so their stateids are never asked.
+type expiredOthers struct {
+	mu   sync.Mutex
+	set  map[[nfs4.OtherSize]byte]struct{}
+	ring [][nfs4.OtherSize]byte // insertion order, for eviction
+	next int
+}
+
+// maxExpiredOthers bounds expiredOthers (12 bytes and a map entry each).
+const maxExpiredOthers = 1 << 16
+
+// addClient records the stateids of c, a 4.0 client being removed.
+func (x *expiredOthers) addClient(c *client) {
+	if c.v40 == nil || len(c.opens) == 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.set == nil {
+		x.set = make(map[[nfs4.OtherSize]byte]struct{})
+	}
+	for _, o := range c.opens {
+		if len(x.ring) < maxExpiredOthers {
+			x.ring = append(x.ring, o.other)
+		} else {
+			delete(x.set, x.ring[x.next])
+			x.ring[x.next] = o.other
+			x.next = (x.next + 1) % maxExpiredOthers
+		}
+		x.set[o.other] = struct{}{}
+	}
+}
+
+// has reports whether other was a removed 4.0 client's stateid.
+func (x *expiredOthers) has(other [nfs4.OtherSize]byte) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, ok := x.set[other]
+	return ok
 }
 
 // forget40Locked forgets what the state table keeps of a 4.0 client

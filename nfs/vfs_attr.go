@@ -39,6 +39,20 @@ func (s *Server) supportedAttrs() nfs4.Bitmap {
 	return supportedAttrs.Or(pnfsAttrs)
 }
 
+// attrs40 are the attributes NFSv4.0 defines (RFC 7530 section 5: up to
+// mounted_on_fileid, 55). A 4.0 client is told of and sent no others, as
+// knfsd's nfsd_suppattrs[0]: to it their numbers mean nothing.
+var attrs40 = nfs4.Bitmap{0xffffffff, 0x00ffffff, 0}
+
+// supportedFor is supportedAttrs as a client of minor version minor sees
+// it.
+func (s *Server) supportedFor(minor uint32) nfs4.Bitmap {
+	if minor == 0 {
+		return s.supportedAttrs().And(attrs40)
+	}
+	return s.supportedAttrs()
+}
+
 // writeOnlyAttrs can be set but not read.
 var writeOnlyAttrs = nfs4.BitmapOf(nfs4.AttrTimeAccessSet, nfs4.AttrTimeModifySet)
 
@@ -63,7 +77,8 @@ type attrSource struct {
 	// flavor is the caller's auth flavor: owner strings are names or
 	// numbers by it (idmap.go).
 	flavor uint32
-	aces   []ace // the acl attribute, read by fetchACL
+	minor  uint32 // the COMPOUND's minor version: which attributes exist
+	aces   []ace  // the acl attribute, read by fetchACL
 }
 
 // statNode fills st for n: through a cached descriptor when there is one
@@ -136,6 +151,9 @@ func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
 		readable = readable.Or(pnfsAttrs)
 	}
 	got := req.And(readable)
+	if src.minor == 0 {
+		got = got.And(attrs40)
+	}
 	if src.n.exp == nil {
 		got = got.And(pseudoOK)
 	}
@@ -182,7 +200,7 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 	st, n := src.st, src.n
 	switch a {
 	case nfs4.AttrSupportedAttrs:
-		s.supportedAttrs().Encode(e)
+		s.supportedFor(src.minor).Encode(e)
 	case nfs4.AttrType:
 		e.Uint32(ftype(st.Mode))
 	case nfs4.AttrFhExpireType:
