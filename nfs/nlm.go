@@ -232,7 +232,7 @@ func (n *nlmState) setLockLocked(h *nlmHost, owner string, nd *node, start, end 
 			lock: &lockOwner{open: h.open, owner: owner}}
 		h.states[k] = st
 	}
-	locks := append(cut(t.peekFileLocked(nd).locks, st, start, end), lockRange{start, end, write, st})
+	locks := addLock(t.peekFileLocked(nd).locks, st, start, end, write)
 	if s := t.setRangesLocked(st, locks); s != nfs4.OK {
 		if st.lock.ranges == 0 {
 			delete(h.states, k)

@@ -99,6 +99,26 @@ func cut(locks []lockRange, st *openState, start, end uint64) []lockRange {
 	return out
 }
 
+// addLock gives st the lock [start, end) of the type asked, as POSIX
+// locks of one owner do (knfsd leaves them to the VFS): the ranges of st
+// it overlaps become the new type, and the new range merges with the
+// ranges of st of the same type it touches, so that a test reports one
+// lock [25, 125) after locks [25, 75) and [50, 125). The result is a new
+// slice.
+func addLock(locks []lockRange, st *openState, start, end uint64, write bool) []lockRange {
+	out := cut(locks, st, start, end)
+	kept := out[:0]
+	for _, l := range out {
+		// After the cut, a range of st touching [start, end) abuts it.
+		if l.st == st && l.write == write && (l.end == start || l.start == end) {
+			start, end = min(start, l.start), max(end, l.end)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return append(kept, lockRange{start, end, write, st})
+}
+
 func countRanges(locks []lockRange, st *openState) int {
 	n := 0
 	for _, l := range locks {
@@ -197,7 +217,7 @@ func opLock(c *compound) nfs4.Status {
 		encodeDenied(c.e, l)
 		return nfs4.ErrDenied
 	}
-	if s := t.setRangesLocked(st, append(cut(t.peekFileLocked(n).locks, st, start, end), lockRange{start, end, write, st})); s != nfs4.OK {
+	if s := t.setRangesLocked(st, addLock(t.peekFileLocked(n).locks, st, start, end, write)); s != nfs4.OK {
 		return s
 	}
 	out := nfs4.Stateid{Seqid: st.seq.Add(1), Other: st.other}

@@ -267,6 +267,9 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 		return nfs4.Stateid{}, nfs4.ErrShareDenied
 	}
 	o := cl.opens[key]
+	if t.ownShareConflictLocked(cl, n, key, access, a.deny) {
+		return nfs4.Stateid{}, nfs4.ErrShareDenied
+	}
 	if o == nil {
 		if len(cl.opens) >= t.s.cfg.MaxOpensPerClient {
 			return nfs4.Stateid{}, nfs4.ErrResource
@@ -281,7 +284,34 @@ func (t *stateTable) open(cl *client, a openArgs, n *node, access uint32) (nfs4.
 	// that came with it (find and checkWrite read them without the lock).
 	o.access.Or(access)
 	t.setDenyLocked(o, o.deny|a.deny)
+	o.modes.add(access, a.deny)
 	return nfs4.Stateid{Seqid: o.seq.Add(1), Other: o.other}, nfs4.OK
+}
+
+// ownShareConflictLocked reports whether an OPEN by the owner of key
+// conflicts with the owner's own opens of the file (on this node or
+// through another export; knfsd has one stateid for them): RFC 7530
+// section 16.16.5 and RFC 8881 section 18.16.4 make no exception for the
+// same owner, and knfsd's nfs4_file_check_deny and nfs4_file_get_access
+// count the caller's own stateid too. As in knfsd's nfs4_upgrade_open,
+// an access value the owner's open already holds is not checked again
+// against its deny, but a deny is always checked against the access
+// held.
+func (t *stateTable) ownShareConflictLocked(cl *client, n *node, key openKey, access, deny uint32) bool {
+	var own []*openState
+	held := false
+	for _, s := range t.peekFileLocked(n).opens {
+		if s.client == cl && s.key.owner == key.owner {
+			own = append(own, s)
+			held = held || s.modes.hasAccess(access)
+		}
+	}
+	for _, s := range own {
+		if deny&s.access.Load() != 0 || !held && s.deny&access != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // openStateLocked finds the open (not lock) state sid names on the
@@ -364,11 +394,15 @@ func opOpenDowngrade(c *compound) nfs4.Status {
 	if s != nfs4.OK {
 		return s
 	}
-	if access == 0 || access&^o.access.Load() != 0 || deny&^o.deny != 0 {
+	// Only to values an OPEN of this stateid granted (RFC 7530 section
+	// 16.19.4; knfsd's test_access and test_deny), not merely to bits
+	// within the access held: BOTH opened once does not allow READ.
+	if access == 0 || !o.modes.hasAccess(access) || !o.modes.hasDeny(deny) {
 		return nfs4.ErrInval
 	}
 	o.access.Store(access)
 	t.setDenyLocked(o, deny)
+	o.modes.downgrade(access, deny)
 	out := nfs4.Stateid{Seqid: o.seq.Add(1), Other: o.other}
 	c.setCur(out)
 	out.Encode(c.e)
@@ -475,7 +509,14 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, nfs4.Status)
 		return nil, errno(err)
 	}
 	defer dir.unpin()
-	fd, err := dir.exp.createIn(c.cred, dfd, string(a.name), flags, mode)
+	// UNCHECKED tries an exclusive create first, so that it knows whether
+	// the file is new: an existing file keeps its attributes.
+	fd, err := dir.exp.createIn(c.cred, dfd, string(a.name), flags|unix.O_EXCL, mode)
+	existed := false
+	if err == unix.EEXIST && a.createMode == nfs4.CreateUnchecked {
+		existed = true
+		fd, err = dir.exp.createIn(c.cred, dfd, string(a.name), flags, mode)
+	}
 	exclusive := a.createMode == nfs4.CreateExclusive || a.createMode == nfs4.CreateExclusive41
 	if err == unix.EEXIST && exclusive {
 		return c.exclusiveRetry(dir, dfd, string(a.name), a.verf)
@@ -507,10 +548,17 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, nfs4.Status)
 	if !n.adoptWriteFD(fd) {
 		defer unix.Close(fd)
 	}
-	// A file created now has ctime == mtime == atime to the nanosecond,
-	// and no other opener yet; an UNCHECKED open of an old file has not.
-	res.created = flags&unix.O_EXCL != 0 || st.Size == 0 && st.Ctim == st.Mtim
+	res.created = !existed
 	attrs := a.attrs
+	if !res.created {
+		// An UNCHECKED open of an existing file ignores the attributes,
+		// but for a size of 0, which truncates it (RFC 7530 section
+		// 16.16.5; knfsd's nfsd4_create_file sets op_truncate so).
+		attrs = newAttrs{}
+		if a.attrs.mask.Has(nfs4.AttrSize) && a.attrs.size == 0 {
+			attrs.mask.Set(nfs4.AttrSize)
+		}
+	}
 	if attrs.mask.Has(nfs4.AttrMode) && (st.Mode&0o7777 == attrs.mode || inheritsACL(dfd)) {
 		attrs.mask[nfs4.AttrMode/32] &^= 1 << (nfs4.AttrMode % 32) // already right (no umask)
 	}
@@ -532,7 +580,7 @@ func (c *compound) createFile(a *openArgs, res *openResult) (*node, nfs4.Status)
 			return nil, errno(err)
 		}
 	}
-	if a.attrs.mask.Has(nfs4.AttrMode) {
+	if res.created && a.attrs.mask.Has(nfs4.AttrMode) {
 		res.attrset.Set(nfs4.AttrMode)
 	}
 	if res.created && c.s.mds != nil {

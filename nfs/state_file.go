@@ -1,5 +1,7 @@
 package nfs
 
+import "github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
+
 // Share reservations, byte-range locks and delegations belong to a file,
 // not to the handle, node or export a request reached it through: knfsd
 // keeps them on the struct nfs4_file it finds by inode. One directory
@@ -121,4 +123,42 @@ func (t *stateTable) setDenyLocked(o *openState, deny uint32) {
 		t.denying.Add(-1)
 	}
 	o.deny = deny
+}
+
+// shareModes records which share_access and share_deny values (not bits:
+// READ, WRITE and BOTH are three values) an open stateid was granted by
+// its OPENs, as knfsd's st_access_bmap and st_deny_bmap do: bit v of the
+// low nibble for access value v, bit v of the high nibble for deny value
+// v (DENY_NONE included). OPEN_DOWNGRADE may only go to values in it
+// (RFC 7530 section 16.19.4: the union of some of the owner's OPENs).
+// Guarded by stateTable.mu.
+type shareModes uint8
+
+func (m shareModes) hasAccess(access uint32) bool {
+	return access <= nfs4.ShareAccessBoth && m&(1<<access) != 0
+}
+
+func (m shareModes) hasDeny(deny uint32) bool {
+	return deny <= nfs4.ShareDenyBoth && m&(1<<(4+deny)) != 0
+}
+
+// add records an OPEN's access and deny (both already checked to be at
+// most BOTH).
+func (m *shareModes) add(access, deny uint32) {
+	*m |= 1<<(access&3) | 1<<(4+(deny&3))
+}
+
+// downgrade keeps only the values an OPEN_DOWNGRADE to access and deny
+// leaves allowed, those within them (knfsd's nfs4_stateid_downgrade and
+// reset_union_bmap_deny): after a downgrade to READ, neither WRITE nor
+// BOTH may be downgraded to again until an OPEN grants them.
+func (m *shareModes) downgrade(access, deny uint32) {
+	for v := uint32(0); v < 4; v++ {
+		if v&access != v {
+			*m &^= 1 << v
+		}
+		if v&deny != v {
+			*m &^= 1 << (4 + v)
+		}
+	}
 }

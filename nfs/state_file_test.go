@@ -169,9 +169,14 @@ func TestShareReservationsAcrossExports(t *testing.T) {
 		t.Errorf("anonymous WRITE of b/f under DENY_BOTH through a: %d, want NFS4ERR_LOCKED", got)
 	}
 	// The same open owner of the same client, through the other export,
-	// does not conflict with itself.
-	if got, _ := h.openIn(asRoot, dirB, "f", "h", nfs4.ShareAccessRead, nfs4.ShareDenyNone); got != nfs4.OK {
-		t.Errorf("same owner OPEN b/f: %d, want OK", got)
+	// is the same open: it may open again with the access it holds, but
+	// its own DENY_BOTH refuses it READ alone (knfsd's one stateid per
+	// owner and file; RFC 7530 section 16.16.5).
+	if got, _ := h.openIn(asRoot, dirB, "f", "h", nfs4.ShareAccessBoth, nfs4.ShareDenyNone); got != nfs4.OK {
+		t.Errorf("same owner OPEN b/f BOTH: %d, want OK", got)
+	}
+	if got, _ := h.openIn(asRoot, dirB, "f", "h", nfs4.ShareAccessRead, nfs4.ShareDenyNone); got != nfs4.ErrShareDenied {
+		t.Errorf("same owner OPEN b/f READ: %d, want NFS4ERR_SHARE_DENIED", got)
 	}
 
 	// A lock taken through a stops a conflicting one tested through b.

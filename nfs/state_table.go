@@ -158,6 +158,7 @@ type openState struct {
 	key    openKey
 	access atomic.Uint32
 	deny   uint32
+	modes  shareModes // access and deny values opened with (state_file.go)
 	lock   *lockOwner
 	deleg  *delegState // set for a delegation stateid (state_deleg.go)
 }
