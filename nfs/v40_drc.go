@@ -75,7 +75,7 @@ func drcCompound40(ops []byte, n uint32) bool {
 // drcStart40 looks a 4.0 COMPOUND up in the duplicate request cache once
 // its header is read. It returns true when the reply is settled: the
 // kept result is encoded, or the first call is still running and this one
-// is dropped. Otherwise a COMPOUND whose reply is to be kept is entered
+// is dropped, its connection closed. Otherwise a COMPOUND whose reply is to be kept is entered
 // (c.drcKey), and drcDone40 keeps its result.
 func (c *compound) drcStart40() bool {
 	ops := c.d.Rest()
@@ -86,11 +86,16 @@ func (c *compound) drcStart40() bool {
 	replay, running := c.s.v3.drc.start(k, time.Now())
 	switch {
 	case running:
-		c.rep.Drop = true // the client sends it again
+		// A 4.0 client resends only over a new connection, and a server
+		// that drops a request must close its connection (RFC 7530
+		// section 3.1.1): the retransmit then finds the reply kept.
+		c.rep.Drop, c.rep.Close = true, true
+		c.s.countProc(c.conn, nfs4.ProgramNFS, nfs4.NFSVersion, nfs4.ProcCompound, "DRC_IN_PROGRESS")
 		return true
 	case replay != nil:
 		c.e.Truncate(c.rep.bodyPos)
 		c.e.Fixed(replay)
+		c.s.countProc(c.conn, nfs4.ProgramNFS, nfs4.NFSVersion, nfs4.ProcCompound, "DRC_REPLAY")
 		return true
 	}
 	c.drcKey, c.drcKept = k, true
