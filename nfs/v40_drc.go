@@ -75,8 +75,8 @@ func drcCompound40(ops []byte, n uint32) bool {
 // drcStart40 looks a 4.0 COMPOUND up in the duplicate request cache once
 // its header is read. It returns true when the reply is settled: the
 // kept result is encoded, or the first call is still running and this one
-// is dropped, its connection closed. Otherwise a COMPOUND whose reply is to be kept is entered
-// (c.drcKey), and drcDone40 keeps its result.
+// is dropped, its connection closed. Otherwise a COMPOUND whose reply is
+// to be kept is entered (c.drcKey), and drcDone40 keeps its result.
 func (c *compound) drcStart40() bool {
 	ops := c.d.Rest()
 	if !drcCompound40(ops, c.nops) {
