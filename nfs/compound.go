@@ -45,6 +45,8 @@ type compound struct {
 	// entries up in it.
 	dirNoSearch bool
 	maxCached   int        // ca_maxresponsesize_cached, once SEQUENCE ran
+	drcKey      drcKey     // a 4.0 COMPOUND's in the duplicate request
+	drcKept     bool       // cache, when set (v40_drc.go)
 	pdir        *pseudoDir // the pseudo directory READDIR lists
 	clock       opClock
 
@@ -127,9 +129,13 @@ func (s *Server) compoundBody(conn *Conn, cred Cred, d *xdr.Decoder, recLen int,
 		e.Patch(statusPos, uint32(nfs4.ErrResource)) // v40.go
 		return true
 	}
+	if minor == 0 && c.drcStart40() {
+		return true // a retransmit (v40_drc.go)
+	}
 	status, done := c.run()
 	e.Patch(statusPos, uint32(status))
 	e.Patch(countPos, uint32(done))
+	c.drcDone40()
 	return true
 }
 

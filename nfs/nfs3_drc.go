@@ -7,26 +7,40 @@ import (
 	"time"
 )
 
-// The NFSv3 duplicate request cache (knfsd's nfscache.c): a client that
-// lost a reply (a dropped connection, a timeout) sends the call again with
-// the same xid, and a procedure that is not idempotent must not run twice:
-// a REMOVE retransmitted after it succeeded would answer NFS3ERR_NOENT, a
-// RENAME or LINK NFS3ERR_EXIST or NOENT, a CREATE GUARDED NFS3ERR_EXIST.
+// The duplicate request cache (knfsd's nfscache.c), for NFSv3 and for
+// NFSv4.0 COMPOUNDs (v40_drc.go): a client that lost a reply (a dropped
+// connection, a timeout) sends the call again with the same xid, and a
+// procedure that is not idempotent must not run twice: a REMOVE
+// retransmitted after it succeeded would answer NFS3ERR_NOENT, a RENAME or
+// LINK NFS3ERR_EXIST or NOENT, a CREATE GUARDED NFS3ERR_EXIST.
 // Their replies are kept by client address (not port: a client reconnects
-// from another one), xid, procedure and a checksum of the arguments, for
-// drcTTL; a retransmit gets the kept reply, and one that arrives while the
-// first is still running gets nothing (the client sends it again).
+// from another one), xid, version, procedure and a checksum of the
+// arguments, for drcTTL; a retransmit gets the kept reply, and one that
+// arrives while the first is still running gets nothing (the client sends
+// it again).
+//
+// Memory is bounded: drcMax replies of at most drcReplyMax bytes each,
+// drcBytes in all. Each client address keeps its own queue, oldest first,
+// and may hold at most an equal share of the entries (drcMax divided among
+// the addresses holding some, and never less than drcMinShare): past it a
+// new entry pushes out that address's own oldest one, so a client creating
+// files as fast as it can does not flush the replies another is waiting to
+// retransmit for. When the cache is full otherwise, the address holding
+// the most gives one up.
 
 const (
-	drcMax = 4096            // replies kept, oldest dropped first
-	drcTTL = 2 * time.Minute // how long a reply is kept
-	drcSum = 256             // argument bytes the checksum covers
+	drcMax      = 4096            // replies kept, all clients together
+	drcTTL      = 2 * time.Minute // how long a reply is kept
+	drcSum      = 256             // NFSv3 argument bytes the checksum covers
+	drcBytes    = 4 << 20         // reply bytes kept, all clients together
+	drcReplyMax = 4 << 10         // a longer reply is not kept
+	drcMinShare = 64              // entries an address may always keep
 )
 
 type drcKey struct {
-	addr      netip.Addr
-	xid, proc uint32
-	sum       uint32
+	addr            netip.Addr
+	xid, vers, proc uint32
+	sum             uint32
 }
 
 type drcEntry struct {
@@ -36,13 +50,20 @@ type drcEntry struct {
 
 // drc is the cache; its zero value is ready.
 type drc struct {
-	mu   sync.Mutex
-	m    map[drcKey]*drcEntry
-	ring [drcMax]drcKey
-	next int
+	mu    sync.Mutex
+	m     map[drcKey]*drcEntry
+	by    map[netip.Addr]*drcQueue // each address's keys, oldest first
+	bytes int                      // reply bytes kept
+	big   netip.Addr               // the address last seen holding the most
 }
 
-// v3State is what the server keeps for NFSv3 and MOUNT.
+// drcQueue is one address's keys, oldest first.
+type drcQueue struct {
+	keys []drcKey
+}
+
+// v3State is what the server keeps for NFSv3 and MOUNT. Its drc serves
+// NFSv4.0 too (v40_drc.go).
 type v3State struct {
 	mounts mountList
 	drc    drc
@@ -60,8 +81,10 @@ func drcProc(proc uint32) bool {
 	return false
 }
 
-func drcKeyOf(c *Conn, xid, proc uint32, args []byte) drcKey {
-	return drcKey{addr: c.addr, xid: xid, proc: proc, sum: crc32.ChecksumIEEE(args[:min(len(args), drcSum)])}
+// drcKeyOf is the key of a call; sum covers args, which the caller
+// bounds (NFSv3: the first drcSum bytes).
+func drcKeyOf(c *Conn, xid, vers, proc uint32, args []byte) drcKey {
+	return drcKey{addr: c.addr, xid: xid, vers: vers, proc: proc, sum: crc32.ChecksumIEEE(args)}
 }
 
 // start looks k up: a kept reply (replay), or inProgress when the first
@@ -69,30 +92,91 @@ func drcKeyOf(c *Conn, xid, proc uint32, args []byte) drcKey {
 func (d *drc) start(k drcKey, now time.Time) (replay []byte, inProgress bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if e, ok := d.m[k]; ok && now.Sub(e.at) < drcTTL {
-		if e.reply == nil {
-			return nil, true
+	if e, ok := d.m[k]; ok {
+		if now.Sub(e.at) < drcTTL {
+			if e.reply == nil {
+				return nil, true
+			}
+			return e.reply, false
 		}
-		return e.reply, false
+		// Expired: the call runs again, in the entry's place.
+		d.bytes -= len(e.reply)
+		e.reply, e.at = nil, now
+		return nil, false
 	}
 	if d.m == nil {
 		d.m = make(map[drcKey]*drcEntry)
+		d.by = make(map[netip.Addr]*drcQueue)
 	}
-	if old := d.ring[d.next]; d.m[old] != nil {
-		delete(d.m, old)
+	q := d.by[k.addr]
+	if q == nil {
+		q = &drcQueue{}
+		d.by[k.addr] = q
 	}
-	d.ring[d.next] = k
-	d.next = (d.next + 1) % drcMax
+	if len(q.keys) >= max(drcMax/len(d.by), drcMinShare) {
+		d.evict(k.addr, q)
+	} else if len(d.m) >= drcMax {
+		d.evictBig()
+	}
+	if d.by[k.addr] == nil { // evict emptied it
+		d.by[k.addr] = q
+	}
+	q.keys = append(q.keys, k)
 	d.m[k] = &drcEntry{at: now}
+	if b := d.by[d.big]; b == nil || len(q.keys) > len(b.keys) {
+		d.big = k.addr
+	}
 	return nil, false
 }
 
-// done keeps reply (copied) for k.
+// evict drops the oldest entry of addr's queue q.
+func (d *drc) evict(addr netip.Addr, q *drcQueue) {
+	k := q.keys[0]
+	q.keys[0] = drcKey{}
+	q.keys = q.keys[1:]
+	if e := d.m[k]; e != nil {
+		d.bytes -= len(e.reply)
+		delete(d.m, k)
+	}
+	if len(q.keys) == 0 {
+		delete(d.by, addr)
+	}
+}
+
+// evictBig drops the oldest entry of the address holding the most (as
+// far as big knows: it is looked for again when its queue is gone).
+func (d *drc) evictBig() {
+	q := d.by[d.big]
+	if q == nil || len(q.keys) == 0 {
+		q = nil
+		for a, o := range d.by {
+			if q == nil || len(o.keys) > len(q.keys) {
+				d.big, q = a, o
+			}
+		}
+		if q == nil || len(q.keys) == 0 {
+			return
+		}
+	}
+	d.evict(d.big, q)
+}
+
+// done keeps reply (copied) for k; a reply over drcReplyMax is not kept.
 func (d *drc) done(k drcKey, reply []byte) {
+	if len(reply) > drcReplyMax {
+		d.forget(k)
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if e := d.m[k]; e != nil {
-		e.reply = append([]byte(nil), reply...)
+	e := d.m[k]
+	if e == nil || e.reply != nil {
+		return
+	}
+	e.reply = append([]byte(nil), reply...)
+	d.bytes += len(e.reply)
+	for d.bytes > drcBytes && len(d.by) > 0 {
+		d.evictBig()
 	}
 }
 
@@ -100,7 +184,23 @@ func (d *drc) done(k drcKey, reply []byte) {
 func (d *drc) forget(k drcKey) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if e := d.m[k]; e != nil && e.reply == nil {
-		delete(d.m, k)
+	e := d.m[k]
+	if e == nil || e.reply != nil {
+		return
+	}
+	delete(d.m, k)
+	q := d.by[k.addr]
+	if q == nil {
+		return
+	}
+	// Most often the newest key, or near it.
+	for i := len(q.keys) - 1; i >= 0; i-- {
+		if q.keys[i] == k {
+			q.keys = append(q.keys[:i], q.keys[i+1:]...)
+			break
+		}
+	}
+	if len(q.keys) == 0 {
+		delete(d.by, k.addr)
 	}
 }

@@ -421,6 +421,7 @@ func FuzzV40(f *testing.F) {
 		e.String("f")
 	}))
 	f.Add(uint32(1), seed(func(e *xdr.Encoder) { e.Uint32(nfs4.OpRenew); e.Uint64(1) }))
+	f.Add(uint32(2), seed(putrootfh40, mkdir40("d")))
 	f.Add(uint32(1), seed(func(e *xdr.Encoder) { e.Uint32(nfs4.OpReleaseLockowner); e.Uint64(1); e.String("l") }))
 	f.Add(uint32(2), seed(func(e *xdr.Encoder) { e.Uint32(nfs4.OpPutrootfh) }, func(e *xdr.Encoder) {
 		e.Uint32(nfs4.OpLock)
@@ -452,6 +453,7 @@ func FuzzV40(f *testing.F) {
 		e.Fixed(body)
 		rec := e.AppendTo(nil)
 		h.record(rec)
+		h.record(rec) // a retransmit: the duplicate request cache (v40_drc.go)
 	})
 }
 
