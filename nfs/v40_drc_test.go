@@ -41,8 +41,8 @@ func remove40(name string) func(e *xdr.Encoder) {
 	return func(e *xdr.Encoder) { e.Uint32(nfs4.OpRemove); e.String(name) }
 }
 
-// status40 is a reply's COMPOUND status.
-func status40(t *testing.T, rep []byte) nfs4.Status {
+// replyStatus40 is a reply's COMPOUND status.
+func replyStatus40(t *testing.T, rep []byte) nfs4.Status {
 	t.Helper()
 	if len(rep) < 28 {
 		t.Fatalf("reply %x", rep)
@@ -58,7 +58,7 @@ func TestV40DRC(t *testing.T) {
 	h := newHarness(t)
 	rec := rec40(900, 0, putrootfh40, mkdir40("d"))
 	first := h.record(rec)
-	if st := status40(t, first); st != nfs4.OK {
+	if st := replyStatus40(t, first); st != nfs4.OK {
 		t.Fatalf("CREATE: %d", st)
 	}
 	for range 2 {
@@ -66,16 +66,16 @@ func TestV40DRC(t *testing.T) {
 			t.Fatalf("retransmit answered differently:\n%x\n%x", first, again)
 		}
 	}
-	if st := status40(t, h.record(rec40(901, 0, putrootfh40, mkdir40("d")))); st != nfs4.ErrExist {
+	if st := replyStatus40(t, h.record(rec40(901, 0, putrootfh40, mkdir40("d")))); st != nfs4.ErrExist {
 		t.Fatalf("CREATE with a new xid: %d", st)
 	}
 	// Same xid, other arguments: another call.
-	if st := status40(t, h.record(rec40(900, 0, putrootfh40, mkdir40("e")))); st != nfs4.OK {
+	if st := replyStatus40(t, h.record(rec40(900, 0, putrootfh40, mkdir40("e")))); st != nfs4.OK {
 		t.Fatalf("CREATE e with the same xid: %d", st)
 	}
 	rm := rec40(902, 0, putrootfh40, remove40("d"))
 	first = h.record(rm)
-	if st := status40(t, first); st != nfs4.OK {
+	if st := replyStatus40(t, first); st != nfs4.OK {
 		t.Fatalf("REMOVE: %d", st)
 	}
 	h.conn = NewConn(h.conn.Remote) // a reconnect: same address
@@ -138,7 +138,7 @@ func TestV40DRCLeftOut(t *testing.T) {
 		t.Fatalf("%d entries kept", n)
 	}
 	// The seqid op's COMPOUND ran again: the directory exists.
-	if st := status40(t, h.record(rec40(1001, 0, putrootfh40, mkdir40("s"), close40))); st != nfs4.ErrExist {
+	if st := replyStatus40(t, h.record(rec40(1001, 0, putrootfh40, mkdir40("s"), close40))); st != nfs4.ErrExist {
 		t.Fatalf("CREATE, CLOSE again: %d", st)
 	}
 	// 4.1: the session's slot cache answers retransmits.
