@@ -188,7 +188,7 @@ func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 	var key drcKey
 	cached := drcProc(cl.proc)
 	if cached {
-		key = drcKeyOf(conn, cl.xid, nfs3Version, cl.proc, d.Rest()[:min(d.Remaining(), drcSum)])
+		key = drcKeyOf(conn, &cl.cred, cl.xid, nfs3Version, cl.proc, d.Rest()[:min(d.Remaining(), drcSum)])
 		replay, running := s.v3.drc.start(key, time.Now())
 		switch {
 		case running:

@@ -1,6 +1,7 @@
 package nfs
 
 import (
+	"encoding/binary"
 	"hash/crc32"
 	"net/netip"
 	"sync"
@@ -81,10 +82,17 @@ func drcProc(proc uint32) bool {
 	return false
 }
 
-// drcKeyOf is the key of a call; sum covers args, which the caller
-// bounds (NFSv3: the first drcSum bytes).
-func drcKeyOf(c *Conn, xid, vers, proc uint32, args []byte) drcKey {
-	return drcKey{addr: c.addr, xid: xid, vers: vers, proc: proc, sum: crc32.ChecksumIEEE(args)}
+// drcKeyOf is the key of a call by cred; sum covers args, which the
+// caller bounds (NFSv3: the first drcSum bytes), and the caller's ids and
+// flavour: two users of one host (or two hosts behind one address) whose
+// calls share an xid and arguments do not get each other's replies.
+func drcKeyOf(c *Conn, cred *Cred, xid, vers, proc uint32, args []byte) drcKey {
+	var who [12]byte
+	binary.BigEndian.PutUint32(who[0:], cred.UID)
+	binary.BigEndian.PutUint32(who[4:], cred.GID)
+	binary.BigEndian.PutUint32(who[8:], cred.Flavor)
+	sum := crc32.Update(crc32.ChecksumIEEE(args), crc32.IEEETable, who[:])
+	return drcKey{addr: c.addr, xid: xid, vers: vers, proc: proc, sum: sum}
 }
 
 // start looks k up: a kept reply (replay), or inProgress when the first

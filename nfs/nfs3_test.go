@@ -748,7 +748,7 @@ func TestNFS3DRC(t *testing.T) {
 		t.Fatalf("DRC_REPLAY counted %d times", replays)
 	}
 	// A busy entry drops the retransmit.
-	k := drcKeyOf(h.conn, 7, nfs3Version, nfs3Rmdir, nil)
+	k := drcKeyOf(h.conn, &Cred{}, 7, nfs3Version, nfs3Rmdir, nil)
 	h.s.v3.drc.start(k, time.Now())
 	if _, running := h.s.v3.drc.start(k, time.Now()); !running {
 		t.Fatal("entry not in progress")

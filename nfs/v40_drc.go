@@ -13,8 +13,8 @@ import (
 // retrying on the same connection) would answer NFS4ERR_EXIST, a REMOVE
 // NFS4ERR_NOENT. As NFS-Ganesha does for 4.0, the COMPOUNDs that hold an op
 // of drcOp40 and nothing that drcCompound40 leaves out are kept there,
-// their COMPOUND4res by xid, client address and a checksum of all their
-// ops; the RPC header (and an RPCSEC_GSS wrapping) is made anew for the
+// their COMPOUND4res by xid, client address, the caller's ids and a
+// checksum of all their ops; the RPC header (and an RPCSEC_GSS wrapping) is made anew for the
 // replay. 4.1 and 4.2 have the session's slot cache instead
 // (state_slotcache.go).
 //
@@ -82,7 +82,7 @@ func (c *compound) drcStart40() bool {
 	if !drcCompound40(ops, c.nops) {
 		return false
 	}
-	k := drcKeyOf(c.conn, c.rep.xid, nfs4.NFSVersion, nfs4.ProcCompound, ops)
+	k := drcKeyOf(c.conn, &c.caller, c.rep.xid, nfs4.NFSVersion, nfs4.ProcCompound, ops)
 	replay, running := c.s.v3.drc.start(k, time.Now())
 	switch {
 	case running:

@@ -73,6 +73,16 @@ func TestV40DRC(t *testing.T) {
 	if st := replyStatus40(t, h.record(rec40(900, 0, putrootfh40, mkdir40("e")))); st != nfs4.OK {
 		t.Fatalf("CREATE e with the same xid: %d", st)
 	}
+	// Same xid and arguments from another user of the address: that
+	// user's own call, not the first user's reply.
+	hdr := xdr.NewEncoder(256)
+	callHeader(hdr, 900, nfs4.ProgramNFS, 4, nfs4.ProcCompound)
+	other := xdr.NewEncoder(256)
+	callHeaderAs(other, 900, nfs4.ProgramNFS, 4, nfs4.ProcCompound, 1000)
+	other.Fixed(rec[hdr.Pos():])
+	if st := replyStatus40(t, h.record(other.AppendTo(nil))); st != nfs4.ErrExist {
+		t.Fatalf("another user's CREATE with the same xid and arguments: %d", st)
+	}
 	rm := rec40(902, 0, putrootfh40, remove40("d"))
 	first = h.record(rm)
 	if st := replyStatus40(t, first); st != nfs4.OK {
@@ -95,13 +105,15 @@ func TestV40DRC(t *testing.T) {
 	busy := rec40(903, 0, putrootfh40, mkdir40("f"))
 	var d xdr.Decoder
 	d.Reset(busy)
-	if _, ok := decodeCall(&d); !ok {
+	cl, ok := decodeCall(&d)
+	if !ok {
 		t.Fatal("call")
 	}
 	d.Opaque(maxTag)
 	d.Uint32()
 	d.Uint32()
-	h.s.v3.drc.start(drcKeyOf(h.conn, 903, nfs4.NFSVersion, nfs4.ProcCompound, d.Rest()), time.Now())
+	cred := h.s.ids.cred(cl.cred)
+	h.s.v3.drc.start(drcKeyOf(h.conn, &cred, 903, nfs4.NFSVersion, nfs4.ProcCompound, d.Rest()), time.Now())
 	rep := NewReply()
 	h.s.Handle(h.conn, busy, rep)
 	if !rep.Drop || !rep.Close {
