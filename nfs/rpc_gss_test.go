@@ -19,12 +19,23 @@ const gssTestRealm = "TEST.REALM"
 // name service that knows alice (uid 1000, gid 1000) and root.
 func newGSSHarness(t *testing.T) (*harness, *keytab.Keytab) {
 	t.Helper()
+	return newGSSHarnessCfg(t, nil)
+}
+
+// newGSSHarnessCfg is newGSSHarness with the configuration changed by
+// edit.
+func newGSSHarnessCfg(t *testing.T, edit func(*Config)) (*harness, *keytab.Keytab) {
+	t.Helper()
 	kt, err := gss.FakeKeytab("nfs/server.test", gssTestRealm, "service-secret", 18)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir, state := t.TempDir(), t.TempDir()
-	s, err := NewServer(Config{Exports: []Export{{Path: dir}}, StateDir: state, GSS: gss.NewAcceptor(kt)})
+	cfg := Config{Exports: []Export{{Path: dir}}, StateDir: state, GSS: gss.NewAcceptor(kt)}
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +58,8 @@ type gssPeer struct {
 	tok    *gss.Tokens
 	handle []byte
 	seq    uint32
+	// prog and vers of the DATA calls: NFSv4 when 0.
+	prog, vers uint32
 }
 
 // gssInitRecord is an RPCSEC_GSS_INIT call carrying tok.
@@ -112,8 +125,13 @@ func (p *gssPeer) record(xid, gproc, svc, seq, proc uint32, args []byte) []byte 
 	e.Uint32(xid)
 	e.Uint32(nfs4.MsgCall)
 	e.Uint32(2)
-	e.Uint32(nfs4.ProgramNFS)
-	e.Uint32(4)
+	if p.prog == 0 {
+		e.Uint32(nfs4.ProgramNFS)
+		e.Uint32(4)
+	} else {
+		e.Uint32(p.prog)
+		e.Uint32(p.vers)
+	}
 	e.Uint32(proc)
 	e.Uint32(nfs4.AuthGSS)
 	cr := xdr.NewEncoder(32)
