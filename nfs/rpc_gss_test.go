@@ -479,6 +479,15 @@ func FuzzGSSHandle(f *testing.F) {
 		f.Add(p.record(2, gssProcData, svc, svc, nfs4.ProcCompound, args))
 	}
 	f.Add(p.record(3, gssProcDestroy, gssSvcNone, 9, nfs4.ProcNull, nil))
+	// NFSv3 READ and MOUNT MNT under each service.
+	read3 := []byte("\x00\x00\x00\x08handle..\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00")
+	for svc := uint32(1); svc <= 3; svc++ {
+		p.prog, p.vers = nfs4.ProgramNFS, 3
+		f.Add(p.record(4, gssProcData, svc, 10+svc, nfs3Read, read3))
+		p.prog = progMount
+		f.Add(p.record(5, gssProcData, svc, 20+svc, mountMnt, []byte("\x00\x00\x00\x01/\x00\x00\x00")))
+	}
+	p.prog, p.vers = 0, 0
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		s.Inline(rec)
 		WriteAlign(rec)
