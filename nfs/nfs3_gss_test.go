@@ -206,7 +206,16 @@ func TestGSSNFS3SysOnly(t *testing.T) {
 	p.seq++
 	rep := h.record(p.record(h.xid, gssProcData, gssSvcNone, p.seq, mountMnt, nil))
 	p.prog, p.vers = 0, 0
-	if stat, _, _ := p.reply(rep, h.xid, gssSvcNone, p.seq); stat != nfs4.AcceptProgMismatch {
+	if stat, d, _ := p.reply(rep, h.xid, gssSvcNone, p.seq); stat != nfs4.AcceptProgMismatch || d.Uint32() != 3 || d.Uint32() != 3 {
 		t.Fatalf("MOUNT v1: accept stat %d", stat)
+	}
+	// NFS version 2: PROG_MISMATCH, versions 3 to 4.
+	p.prog, p.vers = nfs4.ProgramNFS, 2
+	h.xid++
+	p.seq++
+	rep = h.record(p.record(h.xid, gssProcData, gssSvcNone, p.seq, nfs3Null, nil))
+	p.prog, p.vers = 0, 0
+	if stat, d, _ := p.reply(rep, h.xid, gssSvcNone, p.seq); stat != nfs4.AcceptProgMismatch || d.Uint32() != 3 || d.Uint32() != 4 {
+		t.Fatalf("NFS v2: accept stat %d", stat)
 	}
 }

@@ -121,7 +121,7 @@ func (s *Server) handleGSS(c *Conn, cl *call, d *xdr.Decoder, rec []byte, rep *R
 		encodeGSSAccepted(e, cl.xid, verf, nfs4.AcceptProgUnavail)
 	case cl.vers != nfs4.NFSVersion:
 		encodeGSSAccepted(e, cl.xid, verf, nfs4.AcceptProgMismatch)
-		e.Uint32(nfs4.NFSVersion)
+		e.Uint32(nfs3Version)
 		e.Uint32(nfs4.NFSVersion)
 	case cl.proc == nfs4.ProcNull:
 		encodeGSSAccepted(e, cl.xid, verf, nfs4.AcceptSuccess)
