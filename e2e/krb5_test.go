@@ -311,8 +311,9 @@ func dialV3Krb5(t *testing.T, addr string, ini *gss.Initiator, sec string) *v3co
 // (uid 1) mounts, creates a file, writes 1 MiB + 3 bytes and reads them
 // back byte-exact (a 1 MiB READ: the engine's zero-copy read, wrapped);
 // root@REALM is squashed to 65534. AUTH_SYS may MNT the krb5 export (the
-// flavours are the NFS calls' to check) but its handle answers
-// NFS3ERR_ACCES; a sec=sys export answers NFS3ERR_ACCES to krb5 calls.
+// flavours are the NFS calls' to check) and GETATTR its root, but LOOKUP
+// in it answers NFS3ERR_ACCES; a sec=sys export answers NFS3ERR_ACCES to
+// krb5 calls.
 func TestKrb5NFS3(t *testing.T) {
 	for _, eng := range []string{"portable", "uring"} {
 		t.Run(eng, func(t *testing.T) {
@@ -391,8 +392,11 @@ func TestKrb5NFS3(t *testing.T) {
 			if st, _ := sys.mount("/k"); st != 0 {
 				t.Errorf("AUTH_SYS MNT /k: %d, want it answered", st)
 			}
-			if st, _ := sys.nfs(v3Getattr, func(e *xdr.Encoder) { e.Opaque(kfh) }); st != nfs3Acces {
-				t.Errorf("AUTH_SYS GETATTR in /k: %d, want NFS3ERR_ACCES", st)
+			if st, _ := sys.lookup(kfh, "krb5-daemon"); st != nfs3Acces {
+				t.Errorf("AUTH_SYS LOOKUP in /k: %d, want NFS3ERR_ACCES", st)
+			}
+			if st, _ := sys.nfs(v3Getattr, func(e *xdr.Encoder) { e.Opaque(kfh) }); st != nfs3OK {
+				t.Errorf("AUTH_SYS GETATTR of /k's root: %d, want it answered (RFC 2623 2.3.2)", st)
 			}
 			st, sfh := sys.mount("/s")
 			if st != 0 {

@@ -207,6 +207,7 @@ func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 	statPos := s.replyAccepted(cl, rep, nfs4.AcceptSuccess)
 	rep.bodyPos = rep.Enc.Pos()
 	c := s.newCall(conn, cl, d, rep)
+	c.rootBypass = cl.proc == nfs3Getattr || cl.proc == nfs3Fsinfo
 	st, ok := nfs3Procs[cl.proc](c)
 	if !ok || d.Err() != nil {
 		replyGarbage(rep, statPos)
@@ -314,11 +315,19 @@ func (c *compound) putfh3(h []byte) nfs4.Status {
 	if st := c.admit(n.exp); st != nfs4.OK {
 		return st
 	}
-	if !c.sysAllowed(n.exp) {
-		return nfs4.ErrWrongsec // sec=krb5* only: NFS3ERR_ACCES
+	if !c.sysAllowed(n.exp) && !c.rootBypassed(n) {
+		return nfs4.ErrWrongsec // NFS3ERR_ACCES, as knfsd's map_new_errors
 	}
 	c.setFH(n)
 	return nfs4.OK
+}
+
+// rootBypassed: GETATTR and FSINFO of an export's root with AUTH_SYS or
+// AUTH_NONE pass its sec= list, which then holds a Kerberos flavour (RFC
+// 2623 section 2.3.2: a client may mount with AUTH_SYS and use RPCSEC_GSS
+// for the rest), as knfsd's NFSD_MAY_BYPASS_GSS_ON_ROOT.
+func (c *compound) rootBypassed(n *node) bool {
+	return c.rootBypass && c.caller.Flavor != nfs4.AuthGSS && n.fs == 0 && n.ino == n.exp.rootIno
 }
 
 // encodeFH3 writes n's handle as nfs_fh3, or reports that it is too long.

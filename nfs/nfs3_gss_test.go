@@ -78,8 +78,9 @@ func krb5AllSec() exports.SecList {
 // an export that takes only those: MNT lists them, CREATE, WRITE and a
 // 128 KiB READ (data left to the engine) go through with the principal's
 // uid (alice, 1000; root squashed), an AUTH_SYS call of the export's
-// handle gets NFS3ERR_ACCES while AUTH_SYS MNT is still answered (the
-// flavour is the NFS calls' to check), bad arguments are GARBAGE_ARGS
+// handles gets NFS3ERR_ACCES (but for GETATTR and FSINFO of its root, RFC
+// 2623 section 2.3.2) while AUTH_SYS MNT is still answered (the flavour
+// is the NFS calls' to check), bad arguments are GARBAGE_ARGS
 // under the context's verifier, and a GSS call is not replayed from the
 // duplicate request cache.
 func TestGSSNFS3EachService(t *testing.T) {
@@ -158,8 +159,22 @@ func TestGSSNFS3EachService(t *testing.T) {
 	if st := d.Uint32(); st != mnt3OK {
 		t.Fatalf("AUTH_SYS MNT: %d", st)
 	}
-	if st, _ := h.nfs3(nfs3Getattr, func(e *xdr.Encoder) { e.Opaque(rootFH) }); st != nfs3ErrAcces {
-		t.Fatalf("AUTH_SYS GETATTR of a krb5 export: %d, want NFS3ERR_ACCES", st)
+	if st, _ := h.nfs3(nfs3Lookup, func(e *xdr.Encoder) { e.Opaque(rootFH); e.String("krb5-alice") }); st != nfs3ErrAcces {
+		t.Fatalf("AUTH_SYS LOOKUP in a krb5 export: %d, want NFS3ERR_ACCES", st)
+	}
+	if st, _ := h.nfs3(nfs3Access, func(e *xdr.Encoder) { e.Opaque(rootFH); e.Uint32(1) }); st != nfs3ErrAcces {
+		t.Fatalf("AUTH_SYS ACCESS of a krb5 export's root: %d, want NFS3ERR_ACCES", st)
+	}
+	// GETATTR and FSINFO of the root pass (RFC 2623 2.3.2), not of a file.
+	for _, proc := range []uint32{nfs3Getattr, nfs3Fsinfo} {
+		if st, _ := h.nfs3(proc, func(e *xdr.Encoder) { e.Opaque(rootFH) }); st != nfs3OK {
+			t.Fatalf("AUTH_SYS proc %d of a krb5 export's root: %d", proc, st)
+		}
+	}
+	_, fd := alice.nfs3(nfs3Lookup, gssSvcNone, func(e *xdr.Encoder) { e.Opaque(rootFH); e.String("krb5-alice") })
+	ffh := bytes.Clone(fd.Opaque(64))
+	if st, _ := h.nfs3(nfs3Getattr, func(e *xdr.Encoder) { e.Opaque(ffh) }); st != nfs3ErrAcces {
+		t.Fatalf("AUTH_SYS GETATTR of a file of a krb5 export: %d, want NFS3ERR_ACCES", st)
 	}
 	// The DRC: a REMOVE sent again with its xid runs again under GSS.
 	rm := func() uint32 {
