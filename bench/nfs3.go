@@ -19,8 +19,8 @@ import (
 
 // NFSv3 (--vers 3): the IO500-style workloads against a v3 server, over a
 // small v3 client of nfsbench's own (MOUNT on the NFS port or on
-// --mount-port, AUTH_SYS). A
-// v3 connection has one call in flight, so each of the Conns connections
+// --mount-port, AUTH_SYS or with --sec krb5* RPCSEC_GSS, a context per
+// connection). A v3 connection has one call in flight, so each of the Conns connections
 // of a v4 run is Depth v3 connections here: the same number of requests in
 // flight. Phases keep the v4 names, so --compare of a v3 and a v4 target
 // lines them up.
