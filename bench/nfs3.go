@@ -8,17 +8,19 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nfsd-uring/nfsd-uring/client"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
 // NFSv3 (--vers 3): the IO500-style workloads against a v3 server, over a
 // small v3 client of nfsbench's own (MOUNT on the NFS port or on
-// --mount-port, AUTH_SYS). A
-// v3 connection has one call in flight, so each of the Conns connections
+// --mount-port, AUTH_SYS or with --sec krb5* RPCSEC_GSS, a context per
+// connection). A v3 connection has one call in flight, so each of the Conns connections
 // of a v4 run is Depth v3 connections here: the same number of requests in
 // flight. Phases keep the v4 names, so --compare of a v3 and a v4 target
 // lines them up.
@@ -31,6 +33,7 @@ type conn3 struct {
 	buf      []byte
 	sent     atomic.Uint64
 	recv     atomic.Uint64
+	gss      *client.GSS // RPCSEC_GSS (--sec krb5*): nil for AUTH_SYS
 }
 
 func dial3(ctx context.Context, addr string, uid, gid uint32) (*conn3, error) {
@@ -42,35 +45,85 @@ func dial3(ctx context.Context, addr string, uid, gid uint32) (*conn3, error) {
 	return &conn3{c: c, uid: uid, gid: gid, xid: rand.Uint32()}, nil
 }
 
+// useKrb5 makes the connection's calls RPCSEC_GSS ones of a context of
+// its own (made with an INIT call to NFS version 3), as a v3 mount with
+// sec=krb5, krb5i or krb5p does.
+func (c *conn3) useKrb5(k *client.Krb5) error {
+	c.xid++
+	g, err := client.NewGSS(k, 100003, 3, c.xid, c.xid+1, func(rec []byte) ([]byte, error) {
+		mark := binary.BigEndian.AppendUint32(nil, xdr.RecordMark(len(rec)))
+		if _, err := c.c.Write(append(mark, rec...)); err != nil {
+			return nil, err
+		}
+		out, err := c.readRecord()
+		return bytes.Clone(out), err
+	})
+	if err != nil {
+		return fmt.Errorf("NFSv3 RPCSEC_GSS context: %w", err)
+	}
+	c.gss = g
+	return nil
+}
+
 // call3 sends one call and returns the decoder at its result, the
 // accept status checked.
 func (c *conn3) call(prog, vers, proc uint32, build func(e *xdr.Encoder)) (*xdr.Decoder, error) {
 	c.xid++
-	e := xdr.NewEncoder(256)
-	e.Uint32(0)
-	e.Uint32(c.xid)
-	e.Uint32(0)
-	e.Uint32(2)
-	e.Uint32(prog)
-	e.Uint32(vers)
-	e.Uint32(proc)
-	e.Uint32(1) // AUTH_SYS
-	cred := xdr.NewEncoder(64)
-	cred.Uint32(0)
-	cred.String("nfsbench")
-	cred.Uint32(c.uid)
-	cred.Uint32(c.gid)
-	cred.Uint32(0)
-	e.Opaque(cred.Header())
-	e.Uint32(0)
-	e.Uint32(0)
-	build(e)
-	rec := e.AppendTo(nil)
-	binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
+	var rec []byte
+	if c.gss != nil {
+		rec = c.gss.Call(c.xid, prog, vers, proc, build)
+	} else {
+		e := xdr.NewEncoder(256)
+		e.Uint32(0)
+		e.Uint32(c.xid)
+		e.Uint32(0)
+		e.Uint32(2)
+		e.Uint32(prog)
+		e.Uint32(vers)
+		e.Uint32(proc)
+		e.Uint32(1) // AUTH_SYS
+		cred := xdr.NewEncoder(64)
+		cred.Uint32(0)
+		cred.String("nfsbench")
+		cred.Uint32(c.uid)
+		cred.Uint32(c.gid)
+		cred.Uint32(0)
+		e.Opaque(cred.Header())
+		e.Uint32(0)
+		e.Uint32(0)
+		build(e)
+		rec = e.AppendTo(nil)
+		binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
+	}
 	if _, err := c.c.Write(rec); err != nil {
 		return nil, err
 	}
 	c.sent.Add(uint64(len(rec)))
+	out, err := c.readRecord()
+	if err != nil {
+		return nil, err
+	}
+	if c.gss != nil {
+		d, err := c.gss.Reply(out, c.xid)
+		if err != nil {
+			return nil, fmt.Errorf("NFSv3: %w", err)
+		}
+		return d, nil
+	}
+	d := xdr.NewDecoder(out)
+	if xid, mt, rs := d.Uint32(), d.Uint32(), d.Uint32(); xid != c.xid || mt != 1 || rs != 0 {
+		return nil, fmt.Errorf("NFSv3: call denied or bad reply")
+	}
+	d.Uint32()
+	d.Opaque(400)
+	if st := d.Uint32(); st != 0 || d.Err() != nil {
+		return nil, fmt.Errorf("NFSv3: call not accepted (%d)", st)
+	}
+	return d, nil
+}
+
+// readRecord reads one reply record into c.buf (valid until the next).
+func (c *conn3) readRecord() ([]byte, error) {
 	out := c.buf[:0]
 	for {
 		var hdr [4]byte
@@ -96,16 +149,7 @@ func (c *conn3) call(prog, vers, proc uint32, build func(e *xdr.Encoder)) (*xdr.
 	}
 	c.buf = out[:0]
 	c.recv.Add(uint64(len(out) + 4))
-	d := xdr.NewDecoder(out)
-	if xid, mt, rs := d.Uint32(), d.Uint32(), d.Uint32(); xid != c.xid || mt != 1 || rs != 0 {
-		return nil, fmt.Errorf("NFSv3: call denied or bad reply")
-	}
-	d.Uint32()
-	d.Opaque(400)
-	if st := d.Uint32(); st != 0 || d.Err() != nil {
-		return nil, fmt.Errorf("NFSv3: call not accepted (%d)", st)
-	}
-	return d, nil
+	return out, nil
 }
 
 // nfs3Error is a procedure's nfsstat3.
@@ -135,15 +179,34 @@ func postOp(d *xdr.Decoder) int64 {
 	return size
 }
 
-func (c *conn3) mount(p string) ([]byte, error) {
+// mount sends MNT of p and returns the handle and the flavours the
+// server lists for it.
+func (c *conn3) mount(p string) ([]byte, []uint32, error) {
 	d, err := c.call(100005, 3, 1, func(e *xdr.Encoder) { e.String(p) })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if st := d.Uint32(); st != 0 {
-		return nil, fmt.Errorf("MOUNT %s: status %d", p, st)
+		return nil, nil, fmt.Errorf("MOUNT %s: status %d", p, st)
 	}
-	return bytes.Clone(d.Opaque(64)), d.Err()
+	fh := bytes.Clone(d.Opaque(64))
+	var flavors []uint32
+	for n := d.Uint32(); n > 0 && n < 64 && d.Err() == nil; n-- {
+		flavors = append(flavors, d.Uint32())
+	}
+	return fh, flavors, d.Err()
+}
+
+// krb5Flavor is the MOUNT pseudo-flavour of sec (RFC 2623 section 2.2):
+// 390003 krb5, 390004 krb5i, 390005 krb5p.
+func krb5Flavor(sec string) uint32 {
+	switch sec {
+	case client.SecKrb5i:
+		return 390004
+	case client.SecKrb5p:
+		return 390005
+	}
+	return 390003
 }
 
 func (c *conn3) lookup(dir []byte, name string) ([]byte, int64, error) {
@@ -281,6 +344,12 @@ func (t *Target) connect3(ctx context.Context, cfg *Config) error {
 			return dialError(t.Addr, err)
 		}
 		v.conns = append(v.conns, c)
+		if cfg.Krb5 != nil {
+			if err := c.useKrb5(cfg.Krb5); err != nil {
+				v.close()
+				return err
+			}
+		}
 	}
 	root, err := mount3(ctx, cfg, t, v.conns[0])
 	if err != nil {
@@ -295,23 +364,36 @@ func (t *Target) connect3(ctx context.Context, cfg *Config) error {
 	return nil
 }
 
-// mount3 gets the export's root handle over c, or over a connection of
-// its own to t.MountPort on the server's host.
+// mount3 gets the export's root handle over c (under --sec's context
+// when there is one), or over a connection of its own to t.MountPort on
+// the server's host with AUTH_SYS, as a Linux client mounts. With --sec
+// the export must list its flavour.
 func mount3(ctx context.Context, cfg *Config, t *Target, c *conn3) ([]byte, error) {
+	var fh []byte
+	var flavors []uint32
+	var err error
 	if t.MountPort == 0 {
-		return c.mount(t.Export)
+		fh, flavors, err = c.mount(t.Export)
+	} else {
+		host, _, herr := net.SplitHostPort(t.Addr)
+		if herr != nil {
+			return nil, herr
+		}
+		maddr := net.JoinHostPort(host, fmt.Sprint(t.MountPort))
+		mc, derr := dial3(ctx, maddr, cfg.UID, cfg.GID)
+		if derr != nil {
+			return nil, fmt.Errorf("MOUNT service %s: %w", maddr, derr)
+		}
+		defer mc.c.Close()
+		fh, flavors, err = mc.mount(t.Export)
 	}
-	host, _, err := net.SplitHostPort(t.Addr)
-	if err != nil {
-		return nil, err
+	if err != nil || cfg.Krb5 == nil {
+		return fh, err
 	}
-	maddr := net.JoinHostPort(host, fmt.Sprint(t.MountPort))
-	mc, err := dial3(ctx, maddr, cfg.UID, cfg.GID)
-	if err != nil {
-		return nil, fmt.Errorf("MOUNT service %s: %w", maddr, err)
+	if !slices.Contains(flavors, krb5Flavor(cfg.Krb5.Sec)) {
+		return nil, fmt.Errorf("MOUNT %s: the export offers flavours %v, not %s (%d)", t.Export, flavors, cfg.Krb5.Sec, krb5Flavor(cfg.Krb5.Sec))
 	}
-	defer mc.c.Close()
-	return mc.mount(t.Export)
+	return fh, nil
 }
 
 func (v *v3Target) close() {

@@ -60,21 +60,35 @@ func gssService(sec string) (uint32, error) {
 
 // gssInit makes the context: RPCSEC_GSS_INIT on the NULL procedure.
 func (c *Client) gssInit(ctx context.Context, k *Krb5) error {
-	svc, err := gssService(k.Sec)
+	g, err := gssInitOver(k, nfs4.ProgramNFS, nfs4.NFSVersion, c.t.nextXID(), func(rec []byte) ([]byte, error) {
+		return c.RawCall(ctx, rec)
+	})
 	if err != nil {
 		return err
+	}
+	g.base = c.t.nextXID()
+	c.gss = g
+	return nil
+}
+
+// gssInitOver makes a context with an INIT call of xid to program prog
+// version vers, sent with roundTrip (the record without its mark in, the
+// reply's out); the caller sets base.
+func gssInitOver(k *Krb5, prog, vers, xid uint32, roundTrip func([]byte) ([]byte, error)) (*gssClient, error) {
+	svc, err := gssService(k.Sec)
+	if err != nil {
+		return nil, err
 	}
 	tok, tokens, err := k.Initiator.Init(k.Service)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	xid := c.t.nextXID()
 	e := xdr.NewEncoder(len(tok) + 128)
 	e.Uint32(xid)
 	e.Uint32(nfs4.MsgCall)
 	e.Uint32(nfs4.RPCVersion)
-	e.Uint32(nfs4.ProgramNFS)
-	e.Uint32(nfs4.NFSVersion)
+	e.Uint32(prog)
+	e.Uint32(vers)
 	e.Uint32(nfs4.ProcNull)
 	e.Uint32(nfs4.AuthGSS)
 	e.Uint32(20)
@@ -86,54 +100,62 @@ func (c *Client) gssInit(ctx context.Context, k *Krb5) error {
 	e.Uint32(nfs4.AuthNone)
 	e.Uint32(0)
 	e.Opaque(tok)
-	rec, err := c.RawCall(ctx, e.Header())
+	rec, err := roundTrip(e.Header())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d := xdr.NewDecoder(rec)
 	if d.Uint32() != xid || d.Uint32() != nfs4.MsgReply {
-		return errors.New("rpcsec_gss: bad INIT reply header")
+		return nil, errors.New("rpcsec_gss: bad INIT reply header")
 	}
 	if d.Uint32() == nfs4.MsgDenied {
-		return decodeDenied(d)
+		return nil, decodeDenied(d)
 	}
 	vf := d.Uint32()
 	verf := d.Opaque(nfs4.MaxAuthBytes)
 	if as := d.Uint32(); as != nfs4.AcceptSuccess {
-		return &RPCError{Stat: as}
+		return nil, &RPCError{Stat: as}
 	}
 	handle := d.Opaque(64)
 	major, minor, window := d.Uint32(), d.Uint32(), d.Uint32()
 	d.Opaque(1 << 16) // no token back: mutual authentication was not asked
 	if err := d.Err(); err != nil {
-		return fmt.Errorf("rpcsec_gss: INIT reply: %w", err)
+		return nil, fmt.Errorf("rpcsec_gss: INIT reply: %w", err)
 	}
 	if major != 0 {
-		return fmt.Errorf("rpcsec_gss: the server refused the context (major %#x minor %d)", major, minor)
+		return nil, fmt.Errorf("rpcsec_gss: the server refused the context (major %#x minor %d)", major, minor)
 	}
 	if vf != nfs4.AuthGSS {
-		return errors.New("rpcsec_gss: INIT reply without a verifier")
+		return nil, errors.New("rpcsec_gss: INIT reply without a verifier")
 	}
 	var w [4]byte
 	binary.BigEndian.PutUint32(w[:], window)
 	if err := tokens.VerifyMIC(verf, w[:]); err != nil {
-		return fmt.Errorf("rpcsec_gss: INIT reply verifier: %w", err)
+		return nil, fmt.Errorf("rpcsec_gss: INIT reply verifier: %w", err)
 	}
-	c.gss = &gssClient{tok: tokens, handle: append([]byte(nil), handle...), svc: svc, base: c.t.nextXID()}
-	return nil
+	return &gssClient{tok: tokens, handle: append([]byte(nil), handle...), svc: svc}, nil
 }
 
 // buildCall encodes a COMPOUND call record under the context.
 func (g *gssClient) buildCall(xid uint32, tag string, minor uint32, build BuildFunc) *xdr.Encoder {
+	return g.buildRecord(xid, nfs4.ProgramNFS, nfs4.NFSVersion, nfs4.ProcCompound, func(e *xdr.Encoder) {
+		npos := encodeCompoundHeader(e, tag, minor)
+		e.Patch(npos, uint32(build(e)))
+	})
+}
+
+// buildRecord encodes a call record of any program under the context,
+// its arguments written by args.
+func (g *gssClient) buildRecord(xid, prog, vers, proc uint32, args func(e *xdr.Encoder)) *xdr.Encoder {
 	seq := xid - g.base
 	e := xdr.NewEncoder(512)
 	e.Reserve() // record mark
 	e.Uint32(xid)
 	e.Uint32(nfs4.MsgCall)
 	e.Uint32(nfs4.RPCVersion)
-	e.Uint32(nfs4.ProgramNFS)
-	e.Uint32(nfs4.NFSVersion)
-	e.Uint32(nfs4.ProcCompound)
+	e.Uint32(prog)
+	e.Uint32(vers)
+	e.Uint32(proc)
 	e.Uint32(nfs4.AuthGSS)
 	e.Uint32(uint32(20 + len(g.handle) + xdr.Pad(len(g.handle))))
 	e.Uint32(1)
@@ -149,8 +171,7 @@ func (g *gssClient) buildCall(xid uint32, tag string, minor uint32, build BuildF
 		lenPos = e.Reserve()
 		e.Uint32(seq)
 	}
-	npos := encodeCompoundHeader(e, tag, minor)
-	e.Patch(npos, uint32(build(e)))
+	args(e)
 	if lenPos < 0 {
 		finishRecord(e)
 		return e
@@ -195,6 +216,24 @@ func (g *gssClient) buildCall(xid uint32, tag string, minor uint32, build BuildF
 // decode checks a COMPOUND reply's verifier and protection and parses
 // its header.
 func (g *gssClient) decode(rec []byte, xid uint32) (*Reply, error) {
+	d, err := g.unwrap(rec, xid)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reply{D: d, Raw: rec, Placed: -1}
+	r.Status = nfs4.Status(d.Uint32())
+	r.Tag = d.Opaque(nfs4.OpaqueLimit)
+	r.N = d.ArrayLen(1<<16, 8)
+	if err := d.Err(); err != nil {
+		return nil, fmt.Errorf("COMPOUND reply header: %w", err)
+	}
+	return r, nil
+}
+
+// unwrap checks a reply's verifier and protection and returns a decoder
+// on its plain results; a reply not accepted with SUCCESS is an
+// *RPCError.
+func (g *gssClient) unwrap(rec []byte, xid uint32) (*xdr.Decoder, error) {
 	seq := xid - g.base
 	d := xdr.NewDecoder(rec)
 	gotXID, mtype, stat := d.Uint32(), d.Uint32(), d.Uint32()
@@ -245,14 +284,40 @@ func (g *gssClient) decode(rec []byte, xid uint32) (*Reply, error) {
 		}
 		d = xdr.NewDecoder(body[4:])
 	}
-	r := &Reply{D: d, Raw: rec, Placed: -1}
-	r.Status = nfs4.Status(d.Uint32())
-	r.Tag = d.Opaque(nfs4.OpaqueLimit)
-	r.N = d.ArrayLen(1<<16, 8)
-	if err := d.Err(); err != nil {
-		return nil, fmt.Errorf("COMPOUND reply header: %w", err)
+	return d, nil
+}
+
+// GSS is an RPCSEC_GSS context for the calls of any ONC RPC program over
+// a connection its user runs itself (nfsbench's NFSv3 and MOUNT client):
+// NewGSS makes it, Call builds a call record and Reply checks the
+// reply. A call's sequence number is its xid's distance from the first
+// xid given to NewGSS, so xids must grow by one a call.
+type GSS struct{ g *gssClient }
+
+// NewGSS makes a context with k's principal: an RPCSEC_GSS_INIT call of
+// xid to program prog version vers, which roundTrip sends (the record
+// without its mark) and answers (the reply record). Calls then use xids
+// from first on.
+func NewGSS(k *Krb5, prog, vers, xid, first uint32, roundTrip func(record []byte) ([]byte, error)) (*GSS, error) {
+	g, err := gssInitOver(k, prog, vers, xid, roundTrip)
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	g.base = first
+	return &GSS{g: g}, nil
+}
+
+// Call returns the record, record mark included, of a call of proc whose
+// arguments args writes, protected as the context's service says.
+func (x *GSS) Call(xid, prog, vers, proc uint32, args func(e *xdr.Encoder)) []byte {
+	return x.g.buildRecord(xid, prog, vers, proc, args).AppendTo(nil)
+}
+
+// Reply checks the reply record (without its mark) to the call of xid
+// and returns a decoder on its plain results; a reply not accepted with
+// SUCCESS is an *RPCError.
+func (x *GSS) Reply(rec []byte, xid uint32) (*xdr.Decoder, error) {
+	return x.g.unwrap(rec, xid)
 }
 
 // decodeReply parses a COMPOUND reply, under the context when there is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -29,6 +30,7 @@ type v3conn struct {
 	xid  uint32
 	uid  uint32
 	rbuf []byte
+	gss  *client.GSS // RPCSEC_GSS instead of AUTH_SYS uid (dialV3Krb5)
 }
 
 const (
@@ -81,6 +83,22 @@ func (v *v3conn) callStat(prog, vers, proc uint32, build func(e *xdr.Encoder)) (
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.xid++
+	if v.gss != nil {
+		rep := v.exchange(v.gss.Call(v.xid, prog, vers, proc, func(e *xdr.Encoder) {
+			if build != nil {
+				build(e)
+			}
+		}))
+		d, err := v.gss.Reply(rep, v.xid)
+		var re *client.RPCError
+		switch {
+		case errors.As(err, &re) && !re.Denied:
+			return nil, re.Stat
+		case err != nil:
+			v.t.Fatalf("prog %d proc %d: %v", prog, proc, err)
+		}
+		return d, 0
+	}
 	e := xdr.NewEncoder(256)
 	e.Uint32(0) // record mark, patched
 	e.Uint32(v.xid)
@@ -104,6 +122,19 @@ func (v *v3conn) callStat(prog, vers, proc uint32, build func(e *xdr.Encoder)) (
 	}
 	rec := e.AppendTo(nil)
 	binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
+	d := xdr.NewDecoder(v.exchange(rec))
+	if xid := d.Uint32(); xid != v.xid || d.Uint32() != 1 || d.Uint32() != 0 {
+		v.t.Fatalf("bad reply header")
+	}
+	d.Uint32()
+	d.Opaque(400)
+	return d, d.Uint32()
+}
+
+// exchange sends rec (record mark included) and returns the reply
+// record, valid until the next call.
+func (v *v3conn) exchange(rec []byte) []byte {
+	v.t.Helper()
 	v.c.SetDeadline(time.Now().Add(30 * time.Second))
 	if _, err := v.c.Write(rec); err != nil {
 		v.t.Fatal(err)
@@ -120,13 +151,7 @@ func (v *v3conn) callStat(prog, vers, proc uint32, build func(e *xdr.Encoder)) (
 	if _, err := io.ReadFull(v.c, buf); err != nil {
 		v.t.Fatal(err)
 	}
-	d := xdr.NewDecoder(buf)
-	if xid := d.Uint32(); xid != v.xid || d.Uint32() != 1 || d.Uint32() != 0 {
-		v.t.Fatalf("bad reply header")
-	}
-	d.Uint32()
-	d.Opaque(400)
-	return d, d.Uint32()
+	return buf
 }
 
 func (v *v3conn) mount(p string) (uint32, []byte) {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -32,6 +33,12 @@ func krb5Server(t *testing.T, list []nfs.Export) (kdc *krb5test.KDC, addr, dir s
 // krb5ServerMetrics is krb5Server that also returns the server's metrics.
 func krb5ServerMetrics(t *testing.T, list []nfs.Export) (kdc *krb5test.KDC, addr, dir string, set *metrics.Set) {
 	t.Helper()
+	return krb5ServerOn(t, testEngine(), list)
+}
+
+// krb5ServerOn is krb5ServerMetrics on engine eng.
+func krb5ServerOn(t *testing.T, eng string, list []nfs.Export) (kdc *krb5test.KDC, addr, dir string, set *metrics.Set) {
+	t.Helper()
 	kdc = krb5test.Start(t)
 	tab, err := gss.LoadKeytab(kdc.AddKeytab(krb5Service))
 	if err != nil {
@@ -43,7 +50,7 @@ func krb5ServerMetrics(t *testing.T, list []nfs.Export) (kdc *krb5test.KDC, addr
 		list = []nfs.Export{{Path: dir}}
 	}
 	set = metrics.New()
-	addr, _ = serve(t, testEngine(), nfs.Config{Exports: list, GSS: gss.NewAcceptor(tab), Metrics: set}, engine.Options{})
+	addr, _ = serve(t, eng, nfs.Config{Exports: list, GSS: gss.NewAcceptor(tab), Metrics: set}, engine.Options{})
 	return kdc, addr, dir, set
 }
 
@@ -279,4 +286,132 @@ func TestKrb5WrongSec(t *testing.T) {
 	wantStatus(t, "AUTH_SYS PUTFH+GETATTR of /k", err, nfs4.ErrWrongsec)
 	_, err = kp.Getattr(ctx, kfh, nfs4.BitmapOf(nfs4.AttrType))
 	wantStatus(t, "krb5p PUTFH+GETATTR of /k", err, nfs4.OK)
+}
+
+// dialV3Krb5 is dialV3 whose calls go under an RPCSEC_GSS context of
+// ini's principal with service sec, made by an INIT call to NFS
+// version 3.
+func dialV3Krb5(t *testing.T, addr string, ini *gss.Initiator, sec string) *v3conn {
+	t.Helper()
+	v := dialV3(t, addr)
+	v.xid++
+	g, err := client.NewGSS(&client.Krb5{Initiator: ini, Service: krb5Service, Sec: sec}, nfs4.ProgramNFS, 3, v.xid, v.xid+1,
+		func(rec []byte) ([]byte, error) {
+			return bytes.Clone(v.exchange(append(binary.BigEndian.AppendUint32(nil, xdr.RecordMark(len(rec))), rec...))), nil
+		})
+	if err != nil {
+		t.Fatalf("NFSv3 %s context: %v", sec, err)
+	}
+	v.gss = g
+	return v
+}
+
+// TestKrb5NFS3: NFSv3 and MOUNT over krb5, krb5i and krb5p on both
+// engines. On a sec=krb5:krb5i:krb5p export with root_squash, "daemon"
+// (uid 1) mounts, creates a file, writes 1 MiB + 3 bytes and reads them
+// back byte-exact (a 1 MiB READ: the engine's zero-copy read, wrapped);
+// root@REALM is squashed to 65534. AUTH_SYS may MNT the krb5 export (the
+// flavours are the NFS calls' to check) and GETATTR its root, but LOOKUP
+// in it answers NFS3ERR_ACCES; a sec=sys export answers NFS3ERR_ACCES to
+// krb5 calls.
+func TestKrb5NFS3(t *testing.T) {
+	for _, eng := range []string{"portable", "uring"} {
+		t.Run(eng, func(t *testing.T) {
+			kDir, sDir := t.TempDir(), t.TempDir()
+			os.Chmod(kDir, 0o777)
+			os.Chmod(sDir, 0o777)
+			o := nfs.DefaultClientOptions()
+			o.ReadOnly, o.Insecure = false, true
+			ko, so := o, o
+			ko.Sec = exports.SecList(exports.SecKrb5) | exports.SecList(exports.SecKrb5i)<<4 | exports.SecList(exports.SecKrb5p)<<8
+			so.Sec = exports.SecList(exports.SecSys)
+			list := []nfs.Export{
+				{Path: kDir, Name: "/k", Clients: []nfs.ClientRule{{Spec: "*", Any: true, Options: ko}}},
+				{Path: sDir, Name: "/s", Clients: []nfs.ClientRule{{Spec: "*", Any: true, Options: so}}},
+			}
+			kdc, addr, _, _ := krb5ServerOn(t, eng, list)
+			kdc.AddPassword("daemon", "daemon-pw")
+			kdc.AddPassword("root", "root-pw")
+			daemon, err := gss.NewInitiator(gss.InitiatorConfig{Principal: "daemon", Password: "daemon-pw", Krb5Conf: kdc.Conf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, err := gss.NewInitiator(gss.InitiatorConfig{Principal: "root", Password: "root-pw", Krb5Conf: kdc.Conf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := make([]byte, 1<<20+3)
+			rand.Read(data)
+			var kfh []byte
+			for _, sec := range []string{client.SecKrb5, client.SecKrb5i, client.SecKrb5p} {
+				for _, who := range []struct {
+					ini  *gss.Initiator
+					name string
+					uid  uint32
+				}{{daemon, "daemon", 1}, {root, "root", 65534}} {
+					v := dialV3Krb5(t, addr, who.ini, sec)
+					st, fh := v.mount("/k")
+					if st != 0 {
+						t.Fatalf("%s MNT /k: %d", sec, st)
+					}
+					kfh = fh
+					name := sec + "-" + who.name
+					st, f := v.create(fh, name)
+					if st != nfs3OK {
+						t.Fatalf("%s CREATE: %d", name, st)
+					}
+					for off := 0; off < len(data); off += 1 << 20 {
+						if st := v.write(f, uint64(off), data[off:min(off+1<<20, len(data))]); st != nfs3OK {
+							t.Fatalf("%s WRITE at %d: %d", name, off, st)
+						}
+					}
+					var got []byte
+					for len(got) < len(data) {
+						st, b, eof := v.read(f, uint64(len(got)), 1<<20)
+						if st != nfs3OK || len(b) == 0 {
+							t.Fatalf("%s READ at %d: %d, %d bytes", name, len(got), st, len(b))
+						}
+						got = append(got, b...)
+						if eof {
+							break
+						}
+					}
+					if !bytes.Equal(got, data) {
+						t.Fatalf("%s: read back %d bytes, differ from the %d written", name, len(got), len(data))
+					}
+					var sst syscall.Stat_t
+					if err := syscall.Stat(filepath.Join(kDir, name), &sst); err != nil {
+						t.Fatal(err)
+					}
+					if sst.Uid != who.uid {
+						t.Errorf("%s: owned by uid %d, want %d", name, sst.Uid, who.uid)
+					}
+				}
+			}
+			sys := dialV3(t, addr)
+			if st, _ := sys.mount("/k"); st != 0 {
+				t.Errorf("AUTH_SYS MNT /k: %d, want it answered", st)
+			}
+			if st, _ := sys.lookup(kfh, "krb5-daemon"); st != nfs3Acces {
+				t.Errorf("AUTH_SYS LOOKUP in /k: %d, want NFS3ERR_ACCES", st)
+			}
+			if st, _ := sys.nfs(v3Getattr, func(e *xdr.Encoder) { e.Opaque(kfh) }); st != nfs3OK {
+				t.Errorf("AUTH_SYS GETATTR of /k's root: %d, want it answered (RFC 2623 2.3.2)", st)
+			}
+			st, sfh := sys.mount("/s")
+			if st != 0 {
+				t.Fatalf("AUTH_SYS MNT /s: %d", st)
+			}
+			if st, _ := sys.nfs(v3Getattr, func(e *xdr.Encoder) { e.Opaque(sfh) }); st != nfs3OK {
+				t.Errorf("AUTH_SYS GETATTR in /s: %d", st)
+			}
+			k := dialV3Krb5(t, addr, daemon, client.SecKrb5p)
+			if st, _ := k.mount("/s"); st != 0 {
+				t.Errorf("krb5p MNT /s: %d, want it answered", st)
+			}
+			if st, _ := k.nfs(v3Getattr, func(e *xdr.Encoder) { e.Opaque(sfh) }); st != nfs3Acces {
+				t.Errorf("krb5p GETATTR in /s: %d, want NFS3ERR_ACCES", st)
+			}
+		})
+	}
 }

@@ -56,6 +56,9 @@ type compound struct {
 	caller Cred
 	accExp *export
 	opts   ClientOptions
+	// rootBypass: an NFSv3 GETATTR or FSINFO, which may reach an
+	// export's root with AUTH_SYS whatever its sec= (putfh3).
+	rootBypass bool
 
 	// memo holds the attributes LOOKUP just read of the file it made
 	// current, so the GETATTR clients send right after it (PUTFH, LOOKUP,

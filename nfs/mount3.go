@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -58,19 +59,18 @@ func (s *Server) mountList() *mountList { return &s.v3.mounts }
 func (s *Server) handleMount(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 	e := rep.Enc
 	if cl.vers != mountVersion {
-		encodeAccepted(e, cl.xid, nfs4.AcceptProgMismatch)
+		s.replyAccepted(cl, rep, nfs4.AcceptProgMismatch)
 		e.Uint32(mountVersion)
 		e.Uint32(mountVersion)
 		s.countProc(conn, progMount, cl.vers, cl.proc, "PROG_MISMATCH")
 		return
 	}
 	if cl.proc >= mountNumProcs {
-		encodeAccepted(e, cl.xid, nfs4.AcceptProcUnavail)
+		s.replyAccepted(cl, rep, nfs4.AcceptProcUnavail)
 		s.countProc(conn, progMount, cl.vers, cl.proc, "PROC_UNAVAIL")
 		return
 	}
-	encodeAccepted(e, cl.xid, nfs4.AcceptSuccess)
-	bodyPos := e.Pos()
+	statPos := s.replyAccepted(cl, rep, nfs4.AcceptSuccess)
 	c := s.newCall(conn, cl, d, rep)
 	status := "OK"
 	switch cl.proc {
@@ -94,8 +94,7 @@ func (s *Server) handleMount(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 		s.encodeExports(e)
 	}
 	if d.Err() != nil {
-		e.Truncate(bodyPos - 4)
-		e.Uint32(nfs4.AcceptGarbageArgs)
+		replyGarbage(rep, statPos)
 		status = "GARBAGE_ARGS"
 	}
 	s.countProc(conn, progMount, cl.vers, cl.proc, status)
@@ -172,7 +171,11 @@ func (c *compound) mnt(p string) uint32 {
 	if exp == nil {
 		return fail(mnt3ErrNoent)
 	}
-	if c.admit(exp) != nfs4.OK || !c.sysAllowed(exp) {
+	// The caller's flavour is not checked: MNT lists the export's and the
+	// client picks one for its NFS calls, where it is checked (putfh3).
+	// A Linux client sends MNT with AUTH_SYS even for sec=krb5 mounts, and
+	// rpc.mountd answers it the same.
+	if c.admit(exp) != nfs4.OK {
 		return fail(mnt3ErrAcces)
 	}
 	n := c.s.exportRoot(exp)
@@ -199,12 +202,41 @@ func (c *compound) mnt(p string) uint32 {
 	}
 	e.Uint32(mnt3OK)
 	e.Opaque(n.handle)
-	e.Uint32(2)
-	e.Uint32(nfs4.AuthSys)
-	e.Uint32(nfs4.AuthNone)
+	c.encodeMountFlavors(exp)
 	c.s.mountList().add(c.conn.addr.String(), path.Clean("/"+p))
 	return mnt3OK
 }
+
+// encodeMountFlavors writes MNT's auth_flavors: the export's sec= list
+// for the caller's address in its order, sys as AUTH_SYS and AUTH_NONE,
+// krb5, krb5i and krb5p as their pseudo-flavours 390003-390005 (RFC 2623
+// section 2.2), those only with a keytab.
+func (c *compound) encodeMountFlavors(exp *export) {
+	var list exports.SecList
+	if o, ok := exp.access(c.conn.addr); ok {
+		list = o.Sec
+	}
+	n := 0
+	countPos := c.e.Reserve()
+	for _, f := range list.Flavors() {
+		switch f {
+		case exports.SecSys:
+			c.e.Uint32(nfs4.AuthSys)
+			c.e.Uint32(nfs4.AuthNone)
+			n += 2
+		case exports.SecKrb5, exports.SecKrb5i, exports.SecKrb5p:
+			if c.s.gss != nil {
+				c.e.Uint32(uint32(f-exports.SecKrb5) + authKrb5)
+				n++
+			}
+		}
+	}
+	c.e.Patch(countPos, uint32(n))
+}
+
+// authKrb5 is the pseudo-flavour of RPCSEC_GSS with Kerberos 5 and no
+// protection of the body; krb5i and krb5p follow it.
+const authKrb5 = 390003
 
 func (m *mountList) add(host, dir string) {
 	m.mu.Lock()

@@ -181,12 +181,14 @@ func writeAlign3(cl *call, d *xdr.Decoder) (dataOff int, fileOff uint64, ok bool
 // handleNFS3 serves one NFSv3 call (program 100003 version 3).
 func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 	if cl.proc >= nfs3NumProcs {
-		encodeAccepted(rep.Enc, cl.xid, nfs4.AcceptProcUnavail)
+		s.replyAccepted(cl, rep, nfs4.AcceptProcUnavail)
 		s.countProc(conn, nfs4.ProgramNFS, nfs3Version, cl.proc, "PROC_UNAVAIL")
 		return
 	}
 	var key drcKey
-	cached := drcProc(cl.proc)
+	// RPCSEC_GSS replies are not cached: a retransmit comes with a new
+	// sequence number its reply's verifier must sign (RFC 2203 5.3.3.1).
+	cached := drcProc(cl.proc) && cl.gssx == nil
 	if cached {
 		key = drcKeyOf(conn, &cl.cred, cl.xid, nfs3Version, cl.proc, d.Rest()[:min(d.Remaining(), drcSum)])
 		replay, running := s.v3.drc.start(key, time.Now())
@@ -202,14 +204,13 @@ func (s *Server) handleNFS3(conn *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 		}
 	}
 	start := rep.Enc.Pos()
-	encodeAccepted(rep.Enc, cl.xid, nfs4.AcceptSuccess)
+	statPos := s.replyAccepted(cl, rep, nfs4.AcceptSuccess)
 	rep.bodyPos = rep.Enc.Pos()
 	c := s.newCall(conn, cl, d, rep)
+	c.rootBypass = cl.proc == nfs3Getattr || cl.proc == nfs3Fsinfo
 	st, ok := nfs3Procs[cl.proc](c)
 	if !ok || d.Err() != nil {
-		rep.Enc.Truncate(rep.bodyPos - 4)
-		rep.Enc.Uint32(nfs4.AcceptGarbageArgs)
-		rep.Reads, rep.segs = rep.Reads[:0], rep.segs[:0]
+		replyGarbage(rep, statPos)
 		if cached {
 			s.v3.drc.forget(key)
 		}
@@ -314,11 +315,19 @@ func (c *compound) putfh3(h []byte) nfs4.Status {
 	if st := c.admit(n.exp); st != nfs4.OK {
 		return st
 	}
-	if !c.sysAllowed(n.exp) {
-		return nfs4.ErrWrongsec // sec=krb5* only: NFS3ERR_ACCES
+	if !c.sysAllowed(n.exp) && !c.rootBypassed(n) {
+		return nfs4.ErrWrongsec // NFS3ERR_ACCES, as knfsd's map_new_errors
 	}
 	c.setFH(n)
 	return nfs4.OK
+}
+
+// rootBypassed: GETATTR and FSINFO of an export's root with AUTH_SYS or
+// AUTH_NONE pass its sec= list, which then holds a Kerberos flavour (RFC
+// 2623 section 2.3.2: a client may mount with AUTH_SYS and use RPCSEC_GSS
+// for the rest), as knfsd's NFSD_MAY_BYPASS_GSS_ON_ROOT.
+func (c *compound) rootBypassed(n *node) bool {
+	return c.rootBypass && c.caller.Flavor != nfs4.AuthGSS && n.fs == 0 && n.ino == n.exp.rootIno
 }
 
 // encodeFH3 writes n's handle as nfs_fh3, or reports that it is too long.

@@ -6,7 +6,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/nfsd-uring/nfsd-uring/exports"
 	"github.com/nfsd-uring/nfsd-uring/nfs/nfs4"
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
@@ -146,9 +145,11 @@ func (n *nlmState) fileAs(c *Conn, fh []byte) (*node, ClientOptions, uint32) {
 		return nil, ClientOptions{}, nlmFailed // a pseudo directory: nothing to lock
 	}
 	o, ok := nd.exp.access(c.addr)
-	// NLM comes with AUTH_SYS: an export that requires Kerberos, or
-	// TLS the connection lacks, refuses it as it does NFSv3.
-	if !ok || !o.Insecure && !c.reservedPort() || !o.XprtSec.Allows(c.xprt()) || !o.Sec.Allows(exports.SecSys) {
+	// TLS the connection lacks refuses NLM as it does NFSv3. The export's
+	// sec= list does not: a client's lock manager calls with AUTH_SYS
+	// even for a sec=krb5 mount, and knfsd skips the flavour check for
+	// NLM too (fh_verify with NFSD_MAY_LOCK).
+	if !ok || !o.Insecure && !c.reservedPort() || !o.XprtSec.Allows(c.xprt()) {
 		return nil, ClientOptions{}, nlmFailed
 	}
 	return nd, o, nlmGranted

@@ -37,6 +37,10 @@ type call struct {
 	hdrEnd   int
 	verfFlav uint32
 	verf     []byte
+	// A DATA call's context and reply verifier, for the NFSv3 and MOUNT
+	// handlers' headers (replyAccepted).
+	gssx    *gssCtx
+	gssVerf []byte
 }
 
 // decodeCall reads an RPC call header. ok is false when the record is not a

@@ -112,11 +112,16 @@ func (s *Server) handleGSS(c *Conn, cl *call, d *xdr.Decoder, rec []byte, rep *R
 	cl.cred = x.cred
 	cl.cred.Service = g.svc
 	switch {
+	case cl.prog == progMount || cl.prog == nfs4.ProgramNFS && cl.vers == nfs3Version:
+		// NFSv3 and MOUNT (nfs3.go, mount3.go) write their header with
+		// replyAccepted: the verifier, and the protected body's start.
+		cl.gssx, cl.gssVerf = x, verf
+		s.handleV3(c, cl, d, rep)
 	case cl.prog != nfs4.ProgramNFS:
 		encodeGSSAccepted(e, cl.xid, verf, nfs4.AcceptProgUnavail)
 	case cl.vers != nfs4.NFSVersion:
 		encodeGSSAccepted(e, cl.xid, verf, nfs4.AcceptProgMismatch)
-		e.Uint32(nfs4.NFSVersion)
+		e.Uint32(nfs3Version)
 		e.Uint32(nfs4.NFSVersion)
 	case cl.proc == nfs4.ProcNull:
 		encodeGSSAccepted(e, cl.xid, verf, nfs4.AcceptSuccess)
@@ -149,6 +154,32 @@ func (s *Server) gssBody(x *gssCtx, g *gssCred, rep *Reply) {
 	}
 	rep.gss = gssReply{ctx: x, svc: g.svc, lenPos: rep.Enc.Reserve()}
 	rep.Enc.Uint32(g.seq)
+}
+
+// replyAccepted writes the accepted reply header of an NFSv3 or MOUNT
+// call: AUTH_NONE's verifier, or an RPCSEC_GSS DATA call's, and then for
+// SUCCESS the start of its protected body. It returns the position of
+// accept_stat, for replyGarbage.
+func (s *Server) replyAccepted(cl *call, rep *Reply, stat uint32) int {
+	if cl.gssx == nil {
+		encodeAccepted(rep.Enc, cl.xid, stat)
+		return rep.Enc.Pos() - 4
+	}
+	encodeGSSAccepted(rep.Enc, cl.xid, cl.gssVerf, stat)
+	pos := rep.Enc.Pos() - 4
+	if stat == nfs4.AcceptSuccess {
+		s.gssBody(cl.gssx, &cl.gss, rep)
+	}
+	return pos
+}
+
+// replyGarbage turns the reply replyAccepted began at statPos into
+// GARBAGE_ARGS, with no body to protect.
+func replyGarbage(rep *Reply, statPos int) {
+	rep.Enc.Truncate(statPos)
+	rep.Enc.Uint32(nfs4.AcceptGarbageArgs)
+	rep.Reads, rep.segs = rep.Reads[:0], rep.segs[:0]
+	rep.gss = gssReply{}
 }
 
 // gssUnwrapArgs checks a DATA call's protected arguments and leaves d on
@@ -190,7 +221,7 @@ func (s *Server) gssUnwrapArgs(x *gssCtx, g *gssCred, d *xdr.Decoder) bool {
 // mechanism never needs): rpc_gss_init_res.
 func (s *Server) gssInit(c *Conn, cl *call, d *xdr.Decoder, rep *Reply) {
 	e := rep.Enc
-	if cl.proc != nfs4.ProcNull || cl.prog != nfs4.ProgramNFS {
+	if cl.proc != nfs4.ProcNull || cl.prog != nfs4.ProgramNFS && cl.prog != progMount {
 		encodeAuthError(e, cl.xid, nfs4.AuthBadCred)
 		return
 	}

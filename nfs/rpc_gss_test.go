@@ -19,12 +19,23 @@ const gssTestRealm = "TEST.REALM"
 // name service that knows alice (uid 1000, gid 1000) and root.
 func newGSSHarness(t *testing.T) (*harness, *keytab.Keytab) {
 	t.Helper()
+	return newGSSHarnessCfg(t, nil)
+}
+
+// newGSSHarnessCfg is newGSSHarness with the configuration changed by
+// edit.
+func newGSSHarnessCfg(t *testing.T, edit func(*Config)) (*harness, *keytab.Keytab) {
+	t.Helper()
 	kt, err := gss.FakeKeytab("nfs/server.test", gssTestRealm, "service-secret", 18)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir, state := t.TempDir(), t.TempDir()
-	s, err := NewServer(Config{Exports: []Export{{Path: dir}}, StateDir: state, GSS: gss.NewAcceptor(kt)})
+	cfg := Config{Exports: []Export{{Path: dir}}, StateDir: state, GSS: gss.NewAcceptor(kt)}
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +58,8 @@ type gssPeer struct {
 	tok    *gss.Tokens
 	handle []byte
 	seq    uint32
+	// prog and vers of the DATA calls: NFSv4 when 0.
+	prog, vers uint32
 }
 
 // gssInitRecord is an RPCSEC_GSS_INIT call carrying tok.
@@ -112,8 +125,13 @@ func (p *gssPeer) record(xid, gproc, svc, seq, proc uint32, args []byte) []byte 
 	e.Uint32(xid)
 	e.Uint32(nfs4.MsgCall)
 	e.Uint32(2)
-	e.Uint32(nfs4.ProgramNFS)
-	e.Uint32(4)
+	if p.prog == 0 {
+		e.Uint32(nfs4.ProgramNFS)
+		e.Uint32(4)
+	} else {
+		e.Uint32(p.prog)
+		e.Uint32(p.vers)
+	}
 	e.Uint32(proc)
 	e.Uint32(nfs4.AuthGSS)
 	cr := xdr.NewEncoder(32)
@@ -461,6 +479,15 @@ func FuzzGSSHandle(f *testing.F) {
 		f.Add(p.record(2, gssProcData, svc, svc, nfs4.ProcCompound, args))
 	}
 	f.Add(p.record(3, gssProcDestroy, gssSvcNone, 9, nfs4.ProcNull, nil))
+	// NFSv3 READ and MOUNT MNT under each service.
+	read3 := []byte("\x00\x00\x00\x08handle..\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00")
+	for svc := uint32(1); svc <= 3; svc++ {
+		p.prog, p.vers = nfs4.ProgramNFS, 3
+		f.Add(p.record(4, gssProcData, svc, 10+svc, nfs3Read, read3))
+		p.prog = progMount
+		f.Add(p.record(5, gssProcData, svc, 20+svc, mountMnt, []byte("\x00\x00\x00\x01/\x00\x00\x00")))
+	}
+	p.prog, p.vers = 0, 0
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		s.Inline(rec)
 		WriteAlign(rec)

@@ -48,9 +48,9 @@ func (c *compound) secAllowed() nfs4.Status {
 }
 
 // sysAllowed reports whether e's client spec for the caller's address
-// takes AUTH_SYS: NFSv3, MOUNT and NLM calls come only with AUTH_SYS or
-// AUTH_NONE (RPCSEC_GSS is served for NFSv4 alone), so an export that
-// requires Kerberos refuses them all.
+// takes the flavour of an NFSv3 call (AUTH_SYS and AUTH_NONE as sys,
+// RPCSEC_GSS as its service): the others are refused with NFS3ERR_ACCES,
+// knfsd's nfserr_wrongsec for v2 and v3.
 func (c *compound) sysAllowed(e *export) bool {
 	o, ok := e.access(c.conn.addr)
 	return !ok || o.Sec.Allows(secFlavorOf(c.caller))

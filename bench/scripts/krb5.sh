@@ -12,8 +12,9 @@
 #
 #   nice bash bench/scripts/krb5.sh        # make bench-krb5
 #   REPS=1 SIZE=256M OPS=20000 bash bench/scripts/krb5.sh   # quick
+#   VERS=3 bash bench/scripts/krb5.sh      # NFSv3 (MOUNT on the NFS port)
 #
-# Env: REPS (3), SECS ("sys krb5i krb5p"), SIZE (1G), OPS (50000), CONNS
+# Env: VERS (4; 3: NFSv3), REPS (3), SECS ("sys krb5i krb5p"), SIZE (1G), OPS (50000), CONNS
 # (4), DEPTH (16), BASE_PORT (31300), KDC_PORT (BASE_PORT+1), ENGINE
 # (uring), WORK (/tmp/nfsd-uring-bench/krb5), NO_BUILD=1.
 # Needs the MIT KDC: apt-get install -y krb5-kdc krb5-admin-server.
@@ -22,6 +23,7 @@ source "$(dirname "$0")/lib.sh"
 install_traps
 
 REPS=${REPS:-3}
+VERS=${VERS:-4}
 SECS=${SECS:-sys krb5i krb5p}
 SIZE=${SIZE:-1G}
 OPS=${OPS:-50000}
@@ -94,7 +96,7 @@ nb() {
 	randread) extra=(--ops "$OPS" --stonewall 30s) ;;
 	esac
 	[ "$sec" = sys ] || auth=(--sec "$sec" --principal root --password rootpw --krb5-conf "$K/krb5.conf" --service-principal "$SPN")
-	local cmd=("$BIN/nfsbench" "$wl" --server "127.0.0.1:$PORT" --name "$sec" --server-pid "$SPID" --local-dir "$EXP"
+	local cmd=("$BIN/nfsbench" "$wl" --vers "$VERS" --server "127.0.0.1:$PORT" --name "$sec" --server-pid "$SPID" --local-dir "$EXP"
 		--size "$SIZE" --conns "$CONNS" --depth "$DEPTH" "${extra[@]}" "${auth[@]}" --no-verify
 		--tag "sec=$sec" --tag "rep=$rep" --no-progress --json "$j")
 	echo "${cmd[*]}" >>"$WORK/commands.txt"
@@ -112,7 +114,7 @@ done
 stop_pid "$SPID"
 
 echo
-echo "## krb5.sh: AUTH_SYS vs RPCSEC_GSS krb5i/krb5p, $ENGINE engine (built from $BUILD_REV), medians of $REPS, size $SIZE, conns $CONNS, depth $DEPTH, randread $OPS ops"
+echo "## krb5.sh: AUTH_SYS vs RPCSEC_GSS krb5i/krb5p, NFSv$VERS, $ENGINE engine (built from $BUILD_REV), medians of $REPS, size $SIZE, conns $CONNS, depth $DEPTH, randread $OPS ops"
 J=("$WORK"/json/*.json)
 SUM=("$BIN/nfsbench" summarize --base sys)
 echo

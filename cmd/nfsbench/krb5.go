@@ -15,7 +15,7 @@ type krb5Flags struct {
 }
 
 func (k *krb5Flags) register(fs *flag.FlagSet) {
-	fs.StringVar(&k.sec, "sec", "sys", "security flavour: sys (AUTH_SYS --uid/--gid), krb5, krb5i or krb5p (RPCSEC_GSS with Kerberos: a ticket for --service-principal from --principal's credentials)")
+	fs.StringVar(&k.sec, "sec", "sys", "security flavour: sys (AUTH_SYS --uid/--gid), krb5, krb5i or krb5p (RPCSEC_GSS with Kerberos: a ticket for --service-principal from --principal's credentials; NFSv4 and --vers 3)")
 	fs.StringVar(&k.principal, "principal", "", "with --sec krb5*: the client principal, user[@REALM] or nfs/host[@REALM]")
 	fs.StringVar(&k.keytab, "keytab", "", "with --sec krb5*: keytab holding --principal's key (else --password)")
 	fs.StringVar(&k.password, "password", "", "with --sec krb5*: --principal's password")
