@@ -83,6 +83,12 @@ func decodeCompound(rec []byte, xid uint32) (*Reply, error) {
 	if err := decodeReplyHeader(d, xid); err != nil {
 		return nil, err
 	}
+	return compoundResults(d, rec)
+}
+
+// compoundResults parses COMPOUND4res's header from d, positioned at it
+// in the reply record rec.
+func compoundResults(d *xdr.Decoder, rec []byte) (*Reply, error) {
 	r := &Reply{D: d, Raw: rec, Placed: -1}
 	r.Status = nfs4.Status(d.Uint32())
 	r.Tag = d.Opaque(nfs4.OpaqueLimit)

@@ -220,14 +220,7 @@ func (g *gssClient) decode(rec []byte, xid uint32) (*Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reply{D: d, Raw: rec, Placed: -1}
-	r.Status = nfs4.Status(d.Uint32())
-	r.Tag = d.Opaque(nfs4.OpaqueLimit)
-	r.N = d.ArrayLen(1<<16, 8)
-	if err := d.Err(); err != nil {
-		return nil, fmt.Errorf("COMPOUND reply header: %w", err)
-	}
-	return r, nil
+	return compoundResults(d, rec)
 }
 
 // unwrap checks a reply's verifier and protection and returns a decoder

@@ -314,10 +314,14 @@ func TestOwnerNamesWire(t *testing.T) {
 	if err := unix.Stat(p, &st); err != nil || st.Uid != 1000 {
 		t.Fatalf("uid after owner \"1000\": %d %v", st.Uid, err)
 	}
-	for _, bad := range []string{root.Username + "@other.test", "nosuchuser-acl@example.test", "", "@example.test"} {
+	for _, bad := range []string{root.Username + "@other.test", "nosuchuser-acl@example.test", "@example.test"} {
 		if err := set(bad); !client.IsStatus(err, nfs4.ErrBadowner) {
 			t.Errorf("owner %q: %v, want NFS4ERR_BADOWNER", bad, err)
 		}
+	}
+	// No name at all is malformed, not unknown (knfsd; pynfs SATT16).
+	if err := set(""); !client.IsStatus(err, nfs4.ErrInval) {
+		t.Errorf("owner \"\": %v, want NFS4ERR_INVAL", err)
 	}
 	// The ACL's named whos are names too.
 	if err := c.SetACL(ctx, fh, parseACEs(t, "A::OWNER@:rwa", "A::"+name+":r", "A::EVERYONE@:")); err != nil {

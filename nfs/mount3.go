@@ -212,26 +212,9 @@ func (c *compound) mnt(p string) uint32 {
 // krb5, krb5i and krb5p as their pseudo-flavours 390003-390005 (RFC 2623
 // section 2.2), those only with a keytab.
 func (c *compound) encodeMountFlavors(exp *export) {
-	var list exports.SecList
-	if o, ok := exp.access(c.conn.addr); ok {
-		list = o.Sec
-	}
-	n := 0
-	countPos := c.e.Reserve()
-	for _, f := range list.Flavors() {
-		switch f {
-		case exports.SecSys:
-			c.e.Uint32(nfs4.AuthSys)
-			c.e.Uint32(nfs4.AuthNone)
-			n += 2
-		case exports.SecKrb5, exports.SecKrb5i, exports.SecKrb5p:
-			if c.s.gss != nil {
-				c.e.Uint32(uint32(f-exports.SecKrb5) + authKrb5)
-				n++
-			}
-		}
-	}
-	c.e.Patch(countPos, uint32(n))
+	c.encodeFlavorList(c.secListOf(exp), func(f exports.SecFlavor) {
+		c.e.Uint32(uint32(f-exports.SecKrb5) + authKrb5)
+	})
 }
 
 // authKrb5 is the pseudo-flavour of RPCSEC_GSS with Kerberos 5 and no

@@ -9,29 +9,11 @@ import (
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// openShare sends PUTROOTFH + OPEN of name (no create) for owner with
+// openShare opens name in the root (no create) as root for owner with
 // access and deny, and returns the OPEN's status and stateid.
 func (h *harness) openShare(name, owner string, access, deny uint32) (nfs4.Status, nfs4.Stateid) {
 	h.t.Helper()
-	d, st := h.ops(2, func(e *xdr.Encoder) {
-		e.Uint32(nfs4.OpPutrootfh)
-		e.Uint32(nfs4.OpOpen)
-		e.Uint32(0)
-		e.Uint32(access)
-		e.Uint32(deny)
-		e.Uint64(h.clientID())
-		e.String(owner)
-		e.Uint32(nfs4.OpenNoCreate)
-		e.Uint32(nfs4.ClaimNull)
-		e.String(name)
-	})
-	if st != nfs4.OK {
-		return st, nfs4.Stateid{}
-	}
-	skipSequence(h.t, d)
-	opResult(h.t, d, nfs4.OpPutrootfh, nfs4.OK)
-	opResult(h.t, d, nfs4.OpOpen, nfs4.OK)
-	return st, nfs4.DecodeStateid(d)
+	return h.openIn(asRoot, h.rootFH(), name, owner, access, deny)
 }
 
 // downgradeTo sends PUTFH fh + OPEN_DOWNGRADE of sid and returns the status

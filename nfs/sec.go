@@ -107,12 +107,29 @@ func (c *compound) secinfoExport(name string) *export {
 func (c *compound) encodeSecinfoFor(e *export) {
 	list := exports.AllSec
 	if e != nil {
-		if o, ok := e.access(c.conn.addr); ok {
-			list = o.Sec
-		} else {
-			list = 0
-		}
+		list = c.secListOf(e)
 	}
+	c.encodeFlavorList(list, func(f exports.SecFlavor) {
+		c.e.Uint32(nfs4.AuthGSS)
+		c.e.Opaque(gss.KRB5OID)
+		c.e.Uint32(0) // qop
+		c.e.Uint32(uint32(f-exports.SecKrb5) + gssSvcNone)
+	})
+}
+
+// secListOf is the sec= list of e's client spec for the caller's
+// address; none when no spec admits it.
+func (c *compound) secListOf(e *export) exports.SecList {
+	if o, ok := e.access(c.conn.addr); ok {
+		return o.Sec
+	}
+	return 0
+}
+
+// encodeFlavorList writes the count and the flavours of list in its
+// order, as SECINFO and MNT answer them: sys as AUTH_SYS then AUTH_NONE,
+// each krb5 one (only with a keytab) as krb5 writes it.
+func (c *compound) encodeFlavorList(list exports.SecList, krb5 func(f exports.SecFlavor)) {
 	n := 0
 	countPos := c.e.Reserve()
 	for _, f := range list.Flavors() {
@@ -122,14 +139,10 @@ func (c *compound) encodeSecinfoFor(e *export) {
 			c.e.Uint32(nfs4.AuthNone)
 			n += 2
 		case exports.SecKrb5, exports.SecKrb5i, exports.SecKrb5p:
-			if c.s.gss == nil {
-				continue
+			if c.s.gss != nil {
+				krb5(f)
+				n++
 			}
-			c.e.Uint32(nfs4.AuthGSS)
-			c.e.Opaque(gss.KRB5OID)
-			c.e.Uint32(0) // qop
-			c.e.Uint32(uint32(f-exports.SecKrb5) + gssSvcNone)
-			n++
 		}
 	}
 	c.e.Patch(countPos, uint32(n))
