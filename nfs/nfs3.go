@@ -327,7 +327,7 @@ func (c *compound) putfh3(h []byte) nfs4.Status {
 // 2623 section 2.3.2: a client may mount with AUTH_SYS and use RPCSEC_GSS
 // for the rest), as knfsd's NFSD_MAY_BYPASS_GSS_ON_ROOT.
 func (c *compound) rootBypassed(n *node) bool {
-	return c.rootBypass && c.caller.Flavor != nfs4.AuthGSS && n.fs == 0 && n.ino == n.exp.rootIno
+	return c.rootBypass && c.caller.Flavor != nfs4.AuthGSS && n.isExportRoot()
 }
 
 // encodeFH3 writes n's handle as nfs_fh3, or reports that it is too long.

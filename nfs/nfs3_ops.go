@@ -175,7 +175,7 @@ func (c *compound) lookup3(name string) nfs4.Status {
 		return c.mayLookup(c.cfh, &st)
 	case "..":
 		n := c.cfh
-		if n.fs == 0 && n.ino == n.exp.rootIno {
+		if n.isExportRoot() {
 			var st unix.Stat_t
 			if s := c.needDir(&st); s != nfs4.OK {
 				return s

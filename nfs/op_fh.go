@@ -149,7 +149,7 @@ func (c *compound) lookupParent() nfs4.Status {
 		return s
 	}
 	n := c.cfh
-	if n.exp == nil || n.fs == 0 && n.ino == n.exp.rootIno {
+	if n.exp == nil || n.isExportRoot() {
 		return c.pseudoParent(n)
 	}
 	rel := parentRel(n.path())

@@ -157,7 +157,7 @@ func (c *fdCache) removeDead() {
 // file. False when n keeps none: then nothing holds the inode, and a use
 // of the handle finds the path gone (ENOENT, answered STALE).
 func (n *node) unlinked() bool {
-	if n.exp == nil || n.fs == 0 && n.ino == n.exp.rootIno {
+	if n.exp == nil || n.isExportRoot() {
 		return false
 	}
 	n.pin()

@@ -73,6 +73,12 @@ func (n *node) key() nodeKey { return nodeKey{n.exp.id, n.fs, n.ino} }
 func (n *node) isReg() bool { return n.mode&unix.S_IFMT == unix.S_IFREG }
 func (n *node) isDir() bool { return n.mode&unix.S_IFMT == unix.S_IFDIR }
 
+// isExportRoot reports whether n is its export's root directory (false
+// for the pseudo-filesystem's nodes).
+func (n *node) isExportRoot() bool {
+	return n.exp != nil && n.fs == 0 && n.ino == n.exp.rootIno
+}
+
 // same reports whether two nodes stand for the same file (a node evicted
 // from the table may live on in a request while a new one replaces it).
 func (n *node) same(o *node) bool {
@@ -109,7 +115,7 @@ func (t *fileTable) evictIdle(busy func(*node) bool) {
 		if t.nodes.len() <= t.max*3/4 {
 			return
 		}
-		if n.fs == 0 && n.ino == n.exp.rootIno || busy(n) || !n.mu.TryLock() {
+		if n.isExportRoot() || busy(n) || !n.mu.TryLock() {
 			continue
 		}
 		idle := n.pins.Load() == 0 && !n.cached
