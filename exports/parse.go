@@ -151,22 +151,28 @@ func logicalLines(r io.Reader) ([]logicalLine, error) {
 	var out []logicalLine
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	n := 0
-	var cur *logicalLine
+	n, start := 0, 0
+	// One builder for the line being joined: appending to a string would
+	// copy it once per continuation, quadratic in a long continued line.
+	var b strings.Builder
+	joining := false
 	for sc.Scan() {
 		n++
 		t := sc.Text()
-		if cur == nil {
-			out = append(out, logicalLine{num: n})
-			cur = &out[len(out)-1]
+		if !joining {
+			start = n
+			b.Reset()
 		}
-		more := strings.HasSuffix(t, `\`)
-		cur.text += strings.TrimSuffix(t, `\`)
-		if more {
-			cur.text += " "
-		} else {
-			cur = nil
+		joining = strings.HasSuffix(t, `\`)
+		b.WriteString(strings.TrimSuffix(t, `\`))
+		if joining {
+			b.WriteByte(' ')
+			continue
 		}
+		out = append(out, logicalLine{num: start, text: b.String()})
+	}
+	if joining {
+		out = append(out, logicalLine{num: start, text: b.String()})
 	}
 	return out, sc.Err()
 }
@@ -481,27 +487,38 @@ func applyOption(o *ClientOptions, w *exportWide, opt string) error {
 // by the addresses it resolved to.
 func FormatExports(w io.Writer, list []Export) {
 	for _, e := range list {
-		fmt.Fprintf(w, "%s", quotePath(e.Path))
+		fmt.Fprintf(w, "%s", escapeField(e.Path))
 		if e.Clients == nil {
 			fmt.Fprintf(w, " *(%s)", formatOptions(ShorthandOptions(), e))
 		}
 		for _, r := range e.Clients {
-			fmt.Fprintf(w, " %s(%s)", r.Spec, formatOptions(r.Options, e))
+			fmt.Fprintf(w, " %s(%s)", escapeField(r.Spec), formatOptions(r.Options, e))
 		}
 		fmt.Fprintln(w)
 		for _, r := range e.Clients {
 			if !r.Any && len(r.Nets) > 0 && !strings.ContainsAny(r.Spec, ":/") && r.Nets[0].Addr().String() != r.Spec {
-				fmt.Fprintf(w, "#   %s = %v\n", r.Spec, r.Nets)
+				fmt.Fprintf(w, "#   %s = %v\n", escapeField(r.Spec), r.Nets)
 			}
 		}
 	}
 }
 
-func quotePath(p string) string {
-	if strings.ContainsAny(p, " \t#\"") {
-		return strconv.Quote(p)
+// escapeField writes s so that splitFields reads it back as one field:
+// blanks, control bytes, '#', '"' and '\\' become exports(5)'s octal
+// escapes (\040 for a blank). strconv.Quote would not do: the parser knows
+// no \n or \x escapes, and a path holding a newline (from \012) would
+// print as two lines.
+func escapeField(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch <= ' ' || ch == 0x7f || ch == '#' || ch == '"' || ch == '\\' {
+			fmt.Fprintf(&b, "\\%03o", ch)
+			continue
+		}
+		b.WriteByte(ch)
 	}
-	return p
+	return b.String()
 }
 
 func formatOptions(o ClientOptions, e Export) string {

@@ -29,6 +29,7 @@ func FuzzReadExports(f *testing.F) {
 		"/y *(rw,fsid=00000000-0000-0000-0000-000000000001)\n",
 		"/k 10.0.0.0/8(rw,sec=krb5p:krb5i) *(ro,sec=sys:krb5)\n",
 		"/z 10.0.0.0/8(rw,xprtsec=tls:mtls) *(ro,xprtsec=mtls)\n",
+		"/\\012! *(ro)\n", // a newline in the path: printed as two lines once
 	} {
 		f.Add(s)
 	}
@@ -45,6 +46,16 @@ func FuzzReadExports(f *testing.F) {
 		}
 		if len(again) != len(list) {
 			t.Fatalf("%d exports read back as %d\n%s", len(list), len(again), out.String())
+		}
+		for i := range list {
+			if again[i].Path != list[i].Path || len(again[i].Clients) != len(list[i].Clients) {
+				t.Fatalf("export %q (%d clients) read back as %q (%d)\n%s", list[i].Path, len(list[i].Clients), again[i].Path, len(again[i].Clients), out.String())
+			}
+			for j, c := range list[i].Clients {
+				if again[i].Clients[j].Spec != c.Spec {
+					t.Fatalf("client %q read back as %q\n%s", c.Spec, again[i].Clients[j].Spec, out.String())
+				}
+			}
 		}
 	})
 }

@@ -201,6 +201,32 @@ func TestFormatExportsRoundTrip(t *testing.T) {
 	}
 }
 
+// A path holding blanks, a newline, '#', '"' or '\' (all written with
+// octal escapes) prints escaped and reads back as the same path, on one
+// line (CI's fuzzing found "/\012!" printing as two lines).
+func TestFormatExportsEscapes(t *testing.T) {
+	text := `"/srv/with space" *(ro)` + "\n" + `/\012! *(ro)` + "\n" + `/a\043b\042c\134101 *(ro)` + "\n"
+	list, err := ParseExports(strings.NewReader(text), fakeResolver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/srv/with space", "/\n!", `/a#b"c\101`}
+	var b strings.Builder
+	FormatExports(&b, list)
+	if n := strings.Count(b.String(), "\n"); n != len(want) {
+		t.Fatalf("%d lines for %d exports:\n%s", n, len(want), b.String())
+	}
+	again, err := ParseExports(strings.NewReader(b.String()), fakeResolver)
+	if err != nil {
+		t.Fatalf("%s: %v", b.String(), err)
+	}
+	for i, e := range again {
+		if e.Path != want[i] || list[i].Path != want[i] {
+			t.Errorf("export %d: read %q, read back %q, want %q", i, list[i].Path, e.Path, want[i])
+		}
+	}
+}
+
 // A hostname that does not resolve leaves out only its own client spec
 // (and an export with no client left), as exportfs -ra does; the rest of
 // the file takes effect.
