@@ -21,13 +21,11 @@ import (
 // it again).
 //
 // Memory is bounded: drcMax replies of at most drcReplyMax bytes each,
-// drcBytes in all. Each client address keeps its own queue, oldest first,
-// and may hold at most an equal share of the entries (drcMax divided among
-// the addresses holding some, and never less than drcMinShare): past it a
-// new entry pushes out that address's own oldest one, so a client creating
-// files as fast as it can does not flush the replies another is waiting to
-// retransmit for. When the cache is full otherwise, the address holding
-// the most gives one up.
+// drcBytes in all. Each client address keeps its own queue (fairQueues,
+// fair.go), and when the cache is full, in entries or bytes, the address
+// holding the most gives up its oldest: a client creating files as fast as
+// it can pushes out its own replies, not those another is waiting to
+// retransmit for.
 
 const (
 	drcMax      = 4096            // replies kept, all clients together
@@ -35,7 +33,6 @@ const (
 	drcSum      = 256             // NFSv3 argument bytes the checksum covers
 	drcBytes    = 4 << 20         // reply bytes kept, all clients together
 	drcReplyMax = 4 << 10         // a longer reply is not kept
-	drcMinShare = 64              // entries an address may always keep
 )
 
 type drcKey struct {
@@ -53,14 +50,8 @@ type drcEntry struct {
 type drc struct {
 	mu    sync.Mutex
 	m     map[drcKey]*drcEntry
-	by    map[netip.Addr]*drcQueue // each address's keys, oldest first
-	bytes int                      // reply bytes kept
-	big   netip.Addr               // the address last seen holding the most
-}
-
-// drcQueue is one address's keys, oldest first.
-type drcQueue struct {
-	keys []drcKey
+	q     fairQueues[drcKey] // the keys of m, by address (fair.go)
+	bytes int                // reply bytes kept
 }
 
 // v3State is what the server keeps for NFSv3 and MOUNT. Its drc serves
@@ -114,59 +105,21 @@ func (d *drc) start(k drcKey, now time.Time) (replay []byte, inProgress bool) {
 	}
 	if d.m == nil {
 		d.m = make(map[drcKey]*drcEntry)
-		d.by = make(map[netip.Addr]*drcQueue)
+		d.q.max = drcMax
 	}
-	q := d.by[k.addr]
-	if q == nil {
-		q = &drcQueue{}
-		d.by[k.addr] = q
+	if out, ok := d.q.push(k.addr, k); ok {
+		d.drop(out)
 	}
-	if len(q.keys) >= max(drcMax/len(d.by), drcMinShare) {
-		d.evict(k.addr, q)
-	} else if len(d.m) >= drcMax {
-		d.evictBig()
-	}
-	if d.by[k.addr] == nil { // evict emptied it
-		d.by[k.addr] = q
-	}
-	q.keys = append(q.keys, k)
 	d.m[k] = &drcEntry{at: now}
-	if b := d.by[d.big]; b == nil || len(q.keys) > len(b.keys) {
-		d.big = k.addr
-	}
 	return nil, false
 }
 
-// evict drops the oldest entry of addr's queue q.
-func (d *drc) evict(addr netip.Addr, q *drcQueue) {
-	k := q.keys[0]
-	q.keys[0] = drcKey{}
-	q.keys = q.keys[1:]
+// drop forgets k, a key the queues pushed out.
+func (d *drc) drop(k drcKey) {
 	if e := d.m[k]; e != nil {
 		d.bytes -= len(e.reply)
 		delete(d.m, k)
 	}
-	if len(q.keys) == 0 {
-		delete(d.by, addr)
-	}
-}
-
-// evictBig drops the oldest entry of the address holding the most (as
-// far as big knows: it is looked for again when its queue is gone).
-func (d *drc) evictBig() {
-	q := d.by[d.big]
-	if q == nil || len(q.keys) == 0 {
-		q = nil
-		for a, o := range d.by {
-			if q == nil || len(o.keys) > len(q.keys) {
-				d.big, q = a, o
-			}
-		}
-		if q == nil || len(q.keys) == 0 {
-			return
-		}
-	}
-	d.evict(d.big, q)
 }
 
 // done keeps reply (copied) for k; a reply over drcReplyMax is not kept.
@@ -183,8 +136,12 @@ func (d *drc) done(k drcKey, reply []byte) {
 	}
 	e.reply = append([]byte(nil), reply...)
 	d.bytes += len(e.reply)
-	for d.bytes > drcBytes && len(d.by) > 0 {
-		d.evictBig()
+	for d.bytes > drcBytes {
+		k, ok := d.q.popBig()
+		if !ok {
+			break
+		}
+		d.drop(k)
 	}
 }
 
@@ -197,18 +154,5 @@ func (d *drc) forget(k drcKey) {
 		return
 	}
 	delete(d.m, k)
-	q := d.by[k.addr]
-	if q == nil {
-		return
-	}
-	// Most often the newest key, or near it.
-	for i := len(q.keys) - 1; i >= 0; i-- {
-		if q.keys[i] == k {
-			q.keys = append(q.keys[:i], q.keys[i+1:]...)
-			break
-		}
-	}
-	if len(q.keys) == 0 {
-		delete(d.by, k.addr)
-	}
+	d.q.remove(k.addr, k)
 }

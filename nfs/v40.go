@@ -818,14 +818,15 @@ func opReleaseLockowner(c *compound) nfs4.Status {
 // (lease expired, a courtesy client's state wanted by another, a
 // SETCLIENTID that replaced the client), so that using one is
 // NFS4ERR_EXPIRED rather than NFS4ERR_BAD_STATEID: a 4.0 client has no
-// SEQUENCE status flags to learn of it otherwise. Bounded: the oldest are
-// forgotten first, and a forgotten one is merely bad. 4.1 clients lose
-// their sessions with their state, so their stateids are never asked.
+// SEQUENCE status flags to learn of it otherwise. Bounded, and fair per
+// client address (fairQueues): a host churning through client ids forgets
+// its own oldest, not another host's; a forgotten one is merely bad. 4.1
+// clients lose their sessions with their state, so their stateids are
+// never asked.
 type expiredOthers struct {
-	mu   sync.Mutex
-	set  map[[nfs4.OtherSize]byte]struct{}
-	ring [][nfs4.OtherSize]byte // insertion order, for eviction
-	next int
+	mu  sync.Mutex
+	set map[[nfs4.OtherSize]byte]struct{}
+	q   fairQueues[[nfs4.OtherSize]byte]
 }
 
 // maxExpiredOthers bounds expiredOthers (12 bytes and a map entry each).
@@ -840,14 +841,14 @@ func (x *expiredOthers) addClient(c *client) {
 	defer x.mu.Unlock()
 	if x.set == nil {
 		x.set = make(map[[nfs4.OtherSize]byte]struct{})
+		x.q.max = maxExpiredOthers
 	}
 	for _, o := range c.opens {
-		if len(x.ring) < maxExpiredOthers {
-			x.ring = append(x.ring, o.other)
-		} else {
-			delete(x.set, x.ring[x.next])
-			x.ring[x.next] = o.other
-			x.next = (x.next + 1) % maxExpiredOthers
+		if _, ok := x.set[o.other]; ok {
+			continue
+		}
+		if out, ok := x.q.push(c.addr, o.other); ok {
+			delete(x.set, out)
 		}
 		x.set[o.other] = struct{}{}
 	}

@@ -3,6 +3,7 @@ package nfs
 import (
 	"bytes"
 	"encoding/binary"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -239,20 +240,31 @@ func TestV40StateidErrors(t *testing.T) {
 }
 
 // TestExpiredOthersBounded: the record of dropped 4.0 clients' stateids
-// keeps the newest maxExpiredOthers.
+// keeps the newest maxExpiredOthers, and a host churning through clients
+// pushes out its own, not another host's.
 func TestExpiredOthersBounded(t *testing.T) {
 	var x expiredOthers
-	c := &client{v40: &v40State{}, opens: map[openKey]*openState{}}
 	other := func(i int) [nfs4.OtherSize]byte {
 		var o [nfs4.OtherSize]byte
 		binary.BigEndian.PutUint64(o[4:], uint64(i))
 		return o
 	}
-	for i := 0; i < maxExpiredOthers+10; i++ {
+	quiet := &client{v40: &v40State{}, addr: netip.MustParseAddr("192.0.2.2"), opens: map[openKey]*openState{}}
+	for i := 0; i < 10; i++ {
+		quiet.opens[openKey{owner: string(rune('a' + i))}] = &openState{other: other(1<<40 + i)}
+	}
+	x.addClient(quiet)
+	c := &client{v40: &v40State{}, addr: netip.MustParseAddr("192.0.2.1")}
+	for i := 0; i < 2*maxExpiredOthers; i++ {
 		c.opens = map[openKey]*openState{{owner: "o"}: {other: other(i)}}
 		x.addClient(c)
 	}
-	if len(x.set) != maxExpiredOthers || x.has(other(9)) || !x.has(other(10)) || !x.has(other(maxExpiredOthers+9)) {
-		t.Fatalf("%d kept; oldest kept %v", len(x.set), x.has(other(10)))
+	if len(x.set) != maxExpiredOthers || x.has(other(maxExpiredOthers)) || !x.has(other(2*maxExpiredOthers-1)) {
+		t.Fatalf("%d kept; oldest of the newest kept %v", len(x.set), x.has(other(maxExpiredOthers+10)))
+	}
+	for i := 0; i < 10; i++ {
+		if !x.has(other(1<<40 + i)) {
+			t.Fatalf("the quiet host's stateid %d was pushed out by the churning one", i)
+		}
 	}
 }
