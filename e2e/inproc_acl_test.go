@@ -227,6 +227,45 @@ func TestSetattrACLRefused(t *testing.T) {
 	}
 }
 
+// TestNoACLFilesystem: on a filesystem that keeps no POSIX ACLs (ramfs:
+// no xattrs at all) the acl attribute is not in supported_attrs, aclsupport
+// is 0 and GETATTR acl leaves it out, as knfsd (IS_POSIXACL); SETATTR acl
+// is NFS4ERR_ATTRNOTSUPP. The export's other filesystem attributes stand.
+func TestNoACLFilesystem(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting ramfs needs root")
+	}
+	dir := t.TempDir()
+	if err := unix.Mount("ramfs", dir, "ramfs", 0, "mode=0755"); err != nil {
+		t.Skipf("mount ramfs: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{dir: dir}
+	f.addr, _ = serve(t, testEngine(), nfs.Config{Exports: []nfs.Export{{Path: dir}}}, engine.Options{})
+	c := dial(t, f)
+	ctx := ctxT(t)
+	fh, err := c.LookupPath(ctx, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Getattr(ctx, fh, nfs4.BitmapOf(nfs4.AttrSupportedAttrs, nfs4.AttrACL, nfs4.AttrACLSupport, nfs4.AttrMode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Supported.Has(nfs4.AttrACL) || !a.Supported.Has(nfs4.AttrACLSupport) || a.ACLSupport != 0 || a.ACL != nil || a.Mode != 0o644 {
+		t.Fatalf("supported %v, aclsupport %#x, acl %v, mode %o", a.Supported, a.ACLSupport, a.ACL, a.Mode)
+	}
+	if err := c.SetACL(ctx, fh, parseACEs(t, "A::OWNER@:rwa", "A::GROUP@:r", "A::EVERYONE@:")); !client.IsStatus(err, nfs4.ErrAttrnotsupp) {
+		t.Fatalf("SETATTR acl on ramfs: %v, want NFS4ERR_ATTRNOTSUPP", err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "f")); err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("mode after a refused SETATTR acl: %v %v", st.Mode(), err)
+	}
+}
+
 // TestACLNamedUser: an ACE for a named user lets that user, and only
 // that user, read a 0600 file: the kernel enforces the POSIX ACL the
 // server set.

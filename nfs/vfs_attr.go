@@ -81,6 +81,12 @@ type attrSource struct {
 	aces   []ace  // the acl attribute, read by fetchACL
 }
 
+// aclsOn reports whether the file's filesystem keeps POSIX ACLs (the
+// pseudo-root's mode-made ACL is always offered).
+func (src *attrSource) aclsOn() bool {
+	return src.n.exp == nil || src.n.exp.aclsOn(src.n.fs)
+}
+
 // statNode fills st for n: through a cached descriptor when there is one
 // (one syscall, pinned, not locked), else by a confined open of its path
 // (node.stat).
@@ -171,7 +177,7 @@ func (s *Server) encodeFattr(e *xdr.Encoder, req nfs4.Bitmap, src *attrSource) {
 			}
 		}
 	}
-	if got.Has(nfs4.AttrACL) && !s.fetchACL(src) {
+	if got.Has(nfs4.AttrACL) && (!src.aclsOn() || !s.fetchACL(src)) {
 		got[nfs4.AttrACL/32] &^= 1 << (nfs4.AttrACL % 32)
 	}
 	got.Encode(e)
@@ -200,7 +206,11 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 	st, n := src.st, src.n
 	switch a {
 	case nfs4.AttrSupportedAttrs:
-		s.supportedFor(src.minor).Encode(e)
+		sup := s.supportedFor(src.minor)
+		if !src.aclsOn() {
+			sup[nfs4.AttrACL/32] &^= 1 << (nfs4.AttrACL % 32)
+		}
+		sup.Encode(e)
 	case nfs4.AttrType:
 		e.Uint32(ftype(st.Mode))
 	case nfs4.AttrFhExpireType:
@@ -259,7 +269,11 @@ func (s *Server) encodeAttr(e *xdr.Encoder, a int, src *attrSource) {
 	case nfs4.AttrACL:
 		s.ids.names.encodeACL(e, src.aces, src.flavor)
 	case nfs4.AttrACLSupport:
-		e.Uint32(aclSupportAllow | aclSupportDeny)
+		if src.aclsOn() {
+			e.Uint32(aclSupportAllow | aclSupportDeny)
+		} else {
+			e.Uint32(0)
+		}
 	case nfs4.AttrRawdev:
 		e.Uint32(unix.Major(st.Rdev))
 		e.Uint32(unix.Minor(st.Rdev))

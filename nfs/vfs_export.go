@@ -52,6 +52,10 @@ type filesys struct {
 	dev     uint64
 	mountFD int // a directory on it, for open_by_handle_at
 	mountID int
+	// noACL: the filesystem keeps no POSIX ACLs (mounted noacl, or a kind
+	// without them), so the acl attribute is not offered for its files:
+	// knfsd's IS_POSIXACL test in nfsd4_encode_fattr4.
+	noACL bool
 }
 
 // noMountID stands for "name_to_handle_at gave no mount id".
@@ -97,7 +101,7 @@ func newExport(e Export, canClone bool) (*export, error) {
 		fss: map[uint64]*filesys{}, byDev: map[uint64]*filesys{},
 	}
 	ex.id = exportID(e.FSID, fsidOf(&sfs, st.Dev), p)
-	own := &filesys{id: 0, dev: st.Dev, mountFD: fd, mountID: mountIDOf(fd)}
+	own := &filesys{id: 0, dev: st.Dev, mountFD: fd, mountID: mountIDOf(fd), noACL: !keepsPosixACLs(fd)}
 	ex.fss[0], ex.byDev[st.Dev] = own, own
 	ex.fds.max = defaultMaxOpenFiles
 	return ex, nil
@@ -224,7 +228,7 @@ func (e *export) addFSLocked(fd int, dev uint64) *filesys {
 		e.byDev[dev] = old
 		return old
 	}
-	f := &filesys{id: id, dev: dev, mountFD: fd, mountID: mountIDOf(fd)}
+	f := &filesys{id: id, dev: dev, mountFD: fd, mountID: mountIDOf(fd), noACL: !keepsPosixACLs(fd)}
 	e.fss[id], e.byDev[dev] = f, f
 	return f
 }
@@ -245,6 +249,24 @@ func (e *export) mountFD(fsID uint64) int {
 		return f.mountFD
 	}
 	return e.rootFD
+}
+
+// aclsOn reports whether filesystem fsID of the export keeps POSIX ACLs.
+func (e *export) aclsOn(fsID uint64) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if f := e.fss[fsID]; f != nil {
+		return !f.noACL
+	}
+	return !e.fss[0].noACL
+}
+
+// keepsPosixACLs reports whether the filesystem of fd keeps POSIX ACLs:
+// reading a directory's access ACL is EOPNOTSUPP where it does not, and
+// ENODATA (none set) or an answer where it does.
+func keepsPosixACLs(fd int) bool {
+	_, err := unix.Getxattr("/proc/self/fd/"+itoa(fd), xattrPosixACLAccess, nil)
+	return err != unix.EOPNOTSUPP
 }
 
 func (e *export) close() {
