@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -28,6 +29,7 @@ import (
 // conn3 is one NFSv3 connection, one call at a time.
 type conn3 struct {
 	c        net.Conn
+	r        *bufio.Reader // c's replies: a mark and a small reply in one read
 	uid, gid uint32
 	xid      uint32
 	buf      []byte
@@ -42,7 +44,11 @@ func dial3(ctx context.Context, addr string, uid, gid uint32) (*conn3, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn3{c: c, uid: uid, gid: gid, xid: rand.Uint32()}, nil
+	return newConn3(c, uid, gid), nil
+}
+
+func newConn3(c net.Conn, uid, gid uint32) *conn3 {
+	return &conn3{c: c, r: bufio.NewReaderSize(c, 64<<10), uid: uid, gid: gid, xid: rand.Uint32()}
 }
 
 // useKrb5 makes the connection's calls RPCSEC_GSS ones of a context of
@@ -73,27 +79,7 @@ func (c *conn3) call(prog, vers, proc uint32, build func(e *xdr.Encoder)) (*xdr.
 	if c.gss != nil {
 		rec = c.gss.Call(c.xid, prog, vers, proc, build)
 	} else {
-		e := xdr.NewEncoder(256)
-		e.Uint32(0)
-		e.Uint32(c.xid)
-		e.Uint32(0)
-		e.Uint32(2)
-		e.Uint32(prog)
-		e.Uint32(vers)
-		e.Uint32(proc)
-		e.Uint32(1) // AUTH_SYS
-		cred := xdr.NewEncoder(64)
-		cred.Uint32(0)
-		cred.String("nfsbench")
-		cred.Uint32(c.uid)
-		cred.Uint32(c.gid)
-		cred.Uint32(0)
-		e.Opaque(cred.Header())
-		e.Uint32(0)
-		e.Uint32(0)
-		build(e)
-		rec = e.AppendTo(nil)
-		binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
+		rec = client.SysCall(c.xid, prog, vers, proc, &client.Cred{Machine: "nfsbench", UID: c.uid, GID: c.gid}, build)
 	}
 	if _, err := c.c.Write(rec); err != nil {
 		return nil, err
@@ -127,7 +113,7 @@ func (c *conn3) readRecord() ([]byte, error) {
 	out := c.buf[:0]
 	for {
 		var hdr [4]byte
-		if _, err := io.ReadFull(c.c, hdr[:]); err != nil {
+		if _, err := io.ReadFull(c.r, hdr[:]); err != nil {
 			return nil, err
 		}
 		last, n := xdr.ParseMark(binary.BigEndian.Uint32(hdr[:]))
@@ -140,7 +126,7 @@ func (c *conn3) readRecord() ([]byte, error) {
 			out = nb
 		}
 		out = out[:len(out)+n]
-		if _, err := io.ReadFull(c.c, out[len(out)-n:]); err != nil {
+		if _, err := io.ReadFull(c.r, out[len(out)-n:]); err != nil {
 			return nil, err
 		}
 		if last {

@@ -38,7 +38,8 @@ func FuzzNFS3Reply(f *testing.F) {
 			e.Uint32(0) // SUCCESS
 			rec := append(e.AppendTo(nil), body...)
 			binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
-			c := &conn3{c: &replyConn{r: bytes.NewReader(rec)}}
+			c := newConn3(&replyConn{r: bytes.NewReader(rec)}, 0, 0)
+			c.xid = 0
 			fh := []byte{1, 2, 3, 4}
 			buf := make([]byte, 8192)
 			switch proc {

@@ -19,16 +19,36 @@ type Cred struct {
 // encodeCallHeader writes the record mark placeholder and an RPC call
 // header for NFSv4 COMPOUND. The record mark is patched by finishRecord.
 func encodeCallHeader(e *xdr.Encoder, xid uint32, cred *Cred) {
+	encodeCallOf(e, xid, nfs4.ProgramNFS, nfs4.NFSVersion, nfs4.ProcCompound, cred)
+}
+
+// encodeCallOf writes the record mark placeholder and the header of a
+// call of prog/vers/proc with cred (AUTH_NONE when nil).
+func encodeCallOf(e *xdr.Encoder, xid, prog, vers, proc uint32, cred *Cred) {
 	e.Reserve() // record mark
 	e.Uint32(xid)
 	e.Uint32(nfs4.MsgCall)
 	e.Uint32(nfs4.RPCVersion)
-	e.Uint32(nfs4.ProgramNFS)
-	e.Uint32(nfs4.NFSVersion)
-	e.Uint32(nfs4.ProcCompound)
+	e.Uint32(prog)
+	e.Uint32(vers)
+	e.Uint32(proc)
 	encodeCred(e, cred)
 	e.Uint32(nfs4.AuthNone) // verifier
 	e.Uint32(0)
+}
+
+// SysCall returns the record, record mark included, of a call of
+// prog/vers/proc with the AUTH_SYS credential cred (AUTH_NONE when nil),
+// whose arguments args writes (nil: none): what the NFSv3, MOUNT and NLM
+// callers send; GSS.Call is its RPCSEC_GSS counterpart.
+func SysCall(xid, prog, vers, proc uint32, cred *Cred, args func(e *xdr.Encoder)) []byte {
+	e := xdr.NewEncoder(256)
+	encodeCallOf(e, xid, prog, vers, proc, cred)
+	if args != nil {
+		args(e)
+	}
+	finishRecord(e)
+	return e.AppendTo(nil)
 }
 
 func encodeCred(e *xdr.Encoder, cred *Cred) {

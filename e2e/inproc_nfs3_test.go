@@ -99,29 +99,7 @@ func (v *v3conn) callStat(prog, vers, proc uint32, build func(e *xdr.Encoder)) (
 		}
 		return d, 0
 	}
-	e := xdr.NewEncoder(256)
-	e.Uint32(0) // record mark, patched
-	e.Uint32(v.xid)
-	e.Uint32(0)
-	e.Uint32(2)
-	e.Uint32(prog)
-	e.Uint32(vers)
-	e.Uint32(proc)
-	e.Uint32(nfs4.AuthSys)
-	cred := xdr.NewEncoder(64)
-	cred.Uint32(0)
-	cred.String("e2e")
-	cred.Uint32(v.uid)
-	cred.Uint32(v.uid)
-	cred.Uint32(0)
-	e.Opaque(cred.Header())
-	e.Uint32(0)
-	e.Uint32(0)
-	if build != nil {
-		build(e)
-	}
-	rec := e.AppendTo(nil)
-	binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
+	rec := client.SysCall(v.xid, prog, vers, proc, &client.Cred{Machine: "e2e", UID: v.uid, GID: v.uid}, build)
 	d := xdr.NewDecoder(v.exchange(rec))
 	if xid := d.Uint32(); xid != v.xid || d.Uint32() != 1 || d.Uint32() != 0 {
 		v.t.Fatalf("bad reply header")
