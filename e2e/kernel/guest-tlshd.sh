@@ -1,0 +1,191 @@
+#!/bin/busybox sh
+# /tlshd-init: the init (kernel command line rdinit=/tlshd-init) of the
+# kernel e2e's TLS phase (the host side is e2e-tlshd.sh): the Linux NFS
+# client mounts nfsd-uring over RPC-with-TLS (RFC 9289) as users do. The
+# kernel sends the AUTH_TLS probe, then hands the socket to tlshd
+# (ktls-utils, built from e2e/tlshd/) over the "handshake" netlink family;
+# tlshd does the TLS 1.3 handshake with gnutls (the CA in /etc/tlshd/ as its
+# trust store, the server's name nfs-server.test checked against the
+# certificate) and programs the keys into kTLS (the tls module); the
+# kernel's RPC records then go through kTLS.
+#
+# The server is nfs-server.test = 10.0.2.100 (/etc/hosts; a guestfwd rule
+# to nfsd-uring on the host). Exports (e2e_tls=PATH, e2e_mtls=PATH on the
+# command line): PATH/tls with xprtsec=tls:mtls, PATH/mtls with
+# xprtsec=mtls. /data.bin (host-made, known bytes) is what gets written.
+#
+# Steps (records on ttyS1: TLSHD STEP ok | TLSHD STEP fail WHY; DONE):
+#   setup        tls module loaded, tlshd running (netlink family bound)
+#   plain-refused  mount vers=4.2 (xprtsec=none) of the tls export fails
+#   mount-tls    mount.nfs vers=4.2,xprtsec=tls of the tls export
+#   write-tls    cp /data.bin, sync, drop caches, read back byte-exact
+#   umount-tls
+#   tls-on-mtls-refused  xprtsec=tls (no client certificate) of the mtls
+#                export fails
+#   mount-mtls   xprtsec=mtls (tlshd presents the client certificate)
+#   write-mtls   as write-tls, into the mtls export
+#   umount-mtls
+/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /tmp /mnt /run /var/lib/nfs
+[ -e /var/run ] || ln -s /run /var/run
+mount -t tmpfs -o size=64m tmpfs /tmp
+ln -sf /proc/mounts /etc/mtab
+
+SERVER=nfs-server.test
+GUEST=10.0.2.15
+R=/dev/ttyS1
+say() { echo "E2E-TLSHD: $*"; }
+res() { echo "$*" >"$R"; }
+finish() {
+	res DONE
+	sync
+	say "powering off"
+	poweroff -f
+	sleep 5
+	echo o >/proc/sysrq-trigger
+}
+ok() {
+	res "TLSHD $1 ok"
+	say "$1: ok"
+}
+bad() {
+	res "TLSHD $1 fail $2"
+	say "$1: FAILED: $2"
+}
+
+DEADLINE=400
+TLS=
+MTLS=
+for kv in $(cat /proc/cmdline); do
+	case "$kv" in
+	e2e_deadline=*) DEADLINE=${kv#e2e_deadline=} ;;
+	e2e_tls=*) TLS=${kv#e2e_tls=} ;;
+	e2e_mtls=*) MTLS=${kv#e2e_mtls=} ;;
+	esac
+done
+say "guest up: $(uname -r) deadline=${DEADLINE}s tls export $TLS mtls export $MTLS"
+(
+	sleep "$DEADLINE"
+	say "WATCHDOG: guest deadline ${DEADLINE}s reached; dmesg and tlshd log follow"
+	res "ERR guest watchdog fired after ${DEADLINE}s"
+	dmesg | tail -n 100
+	cat /tmp/tlshd.log
+	finish
+) &
+
+# The NFS modules (lib.sh's /modules), then tls and the AEADs its records
+# need (/modules-tls): there is no modprobe for the kernel to ask.
+for d in /modules /modules-tls; do
+	for m in $(cat $d/order); do
+		if ! out=$(insmod "$d/$m" 2>&1); then
+			say "insmod $m failed: $out"
+			case $m in tls*) res "ERR insmod $m: $out" ;; esac
+		fi
+	done
+done
+say "modules loaded: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+
+hostname tlsguest
+IF=
+for n in /sys/class/net/*; do
+	n=${n##*/}
+	[ "$n" = lo ] && continue
+	IF=$n
+	break
+done
+[ -n "$IF" ] || {
+	res "ERR no network interface"
+	finish
+}
+ip link set lo up
+ip link set "$IF" up
+ip addr add "$GUEST/24" dev "$IF"
+ip route add default via 10.0.2.2
+say "network: $IF $(ip -4 -o addr show dev "$IF" | awk '{print $4}'); $(grep nfs-server /etc/hosts)"
+say "clock: $(date -u)"
+
+# tlshd: -s logs to stderr too (no syslogd here).
+tlshd -s -c /etc/tlshd.conf >/tmp/tlshd.log 2>&1 &
+TLSHD=$!
+sleep 1
+if kill -0 $TLSHD 2>/dev/null && grep -q '^tls ' /proc/modules; then
+	ok setup
+	say "tlshd pid $TLSHD: $(cat /tmp/tlshd.log | tr '\n' ' ')"
+else
+	bad setup "tlshd not running or no tls module: $(cat /tmp/tlshd.log | tr '\n' ' ') modules: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+	finish
+fi
+dmesg -c >/dev/null
+
+OPTS="vers=4.2,proto=tcp,port=2049,sec=sys,timeo=100,retrans=2"
+# nfsmount STEP DIR XPRTSEC PATH: mount.nfs (nfs-common's, as users run it).
+nfsmount() {
+	mkdir -p "$2"
+	say "$1: mount.nfs $SERVER:$4 $2 -o $OPTS,xprtsec=$3"
+	out=$(timeout 90 mount.nfs "$SERVER:$4" "$2" -o "$OPTS,xprtsec=$3" 2>&1)
+}
+# refused STEP XPRTSEC PATH: the mount must fail.
+refused() {
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	if nfsmount "$1" /mnt/r "$2" "$3"; then
+		bad "$1" "mounted: $(grep ' /mnt/r ' /proc/mounts)"
+		umount /mnt/r
+	else
+		ok "$1"
+		say "$1: refused as it should be (after $t0..$(cut -d' ' -f1 /proc/uptime)s): $(echo "$out" | tr '\n' ' ')"
+	fi
+}
+# rw STEP DIR NAME: write /data.bin as DIR/NAME, read it back byte-exact.
+rw() {
+	if ! cp /data.bin "$2/$3" || ! sync; then
+		bad "$1" "cp or sync failed"
+		return
+	fi
+	echo 3 >/proc/sys/vm/drop_caches
+	if cmp /data.bin "$2/$3"; then
+		ok "$1"
+	else
+		bad "$1" "read back differs"
+	fi
+	res "SHA $3 $(sha256sum <"$2/$3" | cut -d' ' -f1)"
+	say "$1: $(ls -l "$2")"
+}
+# session STEP XPRTSEC PATH NAME: mount, rw, stats, umount.
+session() {
+	M=/mnt/$1
+	if nfsmount "mount-$1" "$M" "$2" "$3"; then
+		ok "mount-$1"
+		say "mounted: $(grep " $M " /proc/mounts)"
+	else
+		bad "mount-$1" "$(echo "$out" | tr '\n' ' ')"
+		dmesg | tail -n 30
+		return
+	fi
+	rw "write-$1" "$M" "$4"
+	res "MOUNTLINE $1 $(grep " $M " /proc/mounts)"
+	grep -A6 "mounted on $M with" /proc/self/mountstats | grep -E 'xprt:|sec:|opts:' | while read -r l; do say "$1 mountstats: $l"; done
+	if umount "$M"; then ok "umount-$1"; else bad "umount-$1" "umount failed"; fi
+}
+
+[ -n "$TLS" ] || {
+	res "ERR no e2e_tls= on the command line"
+	finish
+}
+refused plain-refused none "$TLS"
+session tls tls "$TLS" tls.bin
+if [ -n "$MTLS" ]; then
+	refused tls-on-mtls-refused tls "$MTLS"
+	session mtls mtls "$MTLS" mtls.bin
+fi
+say "dmesg:"
+dmesg | tail -n 40
+say "tlshd log:"
+cat /tmp/tlshd.log
+res "TLSHDLOG $(grep -c 'was successful' /tmp/tlshd.log) successful handshakes"
+finish
