@@ -17,7 +17,14 @@
 #     its libraries) vers=4.2: xprtsec=none of X/tls refused; xprtsec=tls of
 #     X/tls: a 387 KiB file of known bytes written, read back byte-exact
 #     after drop_caches, ls -l, umount; xprtsec=tls of X/mtls refused (no
-#     client certificate); xprtsec=mtls of X/mtls: the same write and read.
+#     client certificate); xprtsec=mtls of X/mtls: the same write and read;
+#   - the local step (E2E_TLSHD_LOCAL=1, the default): the same server
+#     binary (static) runs in the guest too (--engine uring, or
+#     E2E_TLSHD_LOCAL_ENGINE), where the tls module is loaded, so kTLS
+#     carries the records on both sides; the guest mounts it as
+#     nfs-local.test (127.0.0.1) with xprtsec=tls, writes and reads back,
+#     and its metrics must count a kTLS connection
+#     (rpctls_ktls_connections_total; the host's server may have none).
 #
 # Verdict (plain shell): every "TLSHD STEP ok" record, no fail or ERR,
 # DONE; the host's sha256 of both files in the exports equals data.bin's
@@ -31,7 +38,8 @@
 #
 # Environment: E2E_TLSHD_BIN (server binary; built if unset), ENGINE,
 # E2E_SERVER_ARGS, E2E_WORK, E2E_TLSHD_TIMEOUT (default 420), E2E_MEM,
-# E2E_TLSHD_MTLS (1; 0 leaves out the mtls steps), E2E_PCAP (1). Logs in
+# E2E_TLSHD_MTLS (1; 0 leaves out the mtls steps), E2E_TLSHD_LOCAL (1),
+# E2E_TLSHD_LOCAL_ENGINE (uring), E2E_PCAP (1). Logs in
 # .work/tlshd/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,6 +50,8 @@ T0=$SECONDS
 ENGINE=${ENGINE:-portable}
 TIMEOUT=${E2E_TLSHD_TIMEOUT:-420}
 MTLS=${E2E_TLSHD_MTLS:-1}
+LOCAL=${E2E_TLSHD_LOCAL:-1}
+LOCAL_ENGINE=${E2E_TLSHD_LOCAL_ENGINE:-uring}
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -64,6 +74,11 @@ if [[ -z ${E2E_TLSHD_BIN:-} ]]; then
 	go build -o "$E2E_TLSHD_BIN" ./cmd/nfsd-uring || e2e_die "go build ./cmd/nfsd-uring failed"
 fi
 BIN=$E2E_TLSHD_BIN
+# The guest's own server (the local step): static, stripped.
+if ((LOCAL)); then
+	CGO_ENABLED=0 go build -ldflags='-s -w' -o "$NW/nfsd-uring.static" ./cmd/nfsd-uring ||
+		e2e_die "go build (static) ./cmd/nfsd-uring failed"
+fi
 
 e2e_host_deps
 # mount.nfs for the guest from the host's nfs-common; openssl for the
@@ -87,7 +102,7 @@ leaf() { # NAME CN EXT
 		openssl x509 -req -in "$P/$1.csr" -CA "$P/ca.pem" -CAkey "$P/ca.key" -CAcreateserial -days 2 \
 			-extfile "$P/$1.ext" -out "$P/$1.pem" 2>>"$HLOG" || e2e_die "openssl: the $1 certificate"
 }
-leaf server nfs-server.test 'subjectAltName=DNS:nfs-server.test\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n'
+leaf server nfs-server.test 'subjectAltName=DNS:nfs-server.test,DNS:nfs-local.test\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n'
 leaf client nfs-client.test 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n'
 log "certificates: $(openssl x509 -in "$P/server.pem" -noout -subject -ext subjectAltName 2>/dev/null | tr '\n' ' ')"
 
@@ -131,6 +146,11 @@ for b in /usr/sbin/tlshd /sbin/mount.nfs; do
 	done
 done
 cp "$P/ca.pem" "$P/client.pem" "$P/client.key" "$STAGE/etc/tlshd/"
+if ((LOCAL)); then
+	cp "$NW/nfsd-uring.static" "$STAGE/usr/sbin/nfsd-uring"
+	mkdir -p "$STAGE/etc/nfsd-uring"
+	cp "$P/server.pem" "$P/server.key" "$STAGE/etc/nfsd-uring/"
+fi
 cat >"$STAGE/etc/tlshd.conf" <<'EOF'
 [debug]
 loglevel=1
@@ -148,7 +168,7 @@ done
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
 printf 'passwd: files\ngroup: files\nhosts: files\n' >"$STAGE/etc/nsswitch.conf"
-printf '127.0.0.1 localhost\n10.0.2.15 tlsguest\n10.0.2.100 nfs-server.test\n' >"$STAGE/etc/hosts"
+printf '127.0.0.1 localhost nfs-local.test\n10.0.2.15 tlsguest\n10.0.2.100 nfs-server.test\n' >"$STAGE/etc/hosts"
 # tls and the AEADs its records need (as ktls.sh), each after its
 # dependencies (modules.dep lists the deepest last).
 mdir=$E2E_KROOT/lib/modules/$E2E_KVER
@@ -203,6 +223,7 @@ netdev="user,id=n0,restrict=on,net=10.0.2.0/24"
 netdev+=",guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 append="console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/tlshd-init e2e_deadline=$((TIMEOUT - 20)) e2e_tls=$NW/x/tls"
 ((MTLS)) && append+=" e2e_mtls=$NW/x/mtls"
+((LOCAL)) && append+=" e2e_local=$LOCAL_ENGINE"
 QEMU=(
 	qemu-system-x86_64
 	-nodefaults -no-user-config -no-reboot
@@ -236,6 +257,7 @@ fails=()
 rec=$(tr -d '\r' <"$RESULTS")
 steps=(setup plain-refused mount-tls write-tls umount-tls)
 ((MTLS)) && steps+=(tls-on-mtls-refused mount-mtls write-mtls umount-mtls)
+((LOCAL)) && steps+=(local-server mount-local write-local umount-local local-ktls)
 for step in "${steps[@]}"; do
 	grep -qxF "TLSHD $step ok" <<<"$rec" || fails+=("step $step: no 'TLSHD $step ok' record")
 done
@@ -243,6 +265,11 @@ while IFS= read -r l; do fails+=("guest: $l"); done < <(grep -E '^(TLSHD [^ ]+ f
 grep -qxF DONE <<<"$rec" || fails+=("the guest did not finish (no DONE; qemu rc=$qrc after ${elapsed}s)")
 files=(tls/tls.bin)
 ((MTLS)) && files+=(mtls/mtls.bin)
+if ((LOCAL)); then
+	g=$(awk '$1 == "SHA" && $2 == "local.bin" {print $3}' <<<"$rec")
+	[[ $g == "$DATA_SHA" ]] || fails+=("local.bin read back in the guest: sha256 ${g:-missing}, want $DATA_SHA")
+	log "guest-local server (engine $LOCAL_ENGINE, kTLS both sides): $(grep -E '^LOCAL' <<<"$rec" | tr '\n' ' ')"
+fi
 for f in "${files[@]}"; do
 	h=$(sha256sum <"$NW/x/$f" 2>/dev/null | cut -d' ' -f1 || true)
 	g=$(awk -v n="${f##*/}" '$1 == "SHA" && $2 == n {print $3}' <<<"$rec")
@@ -302,4 +329,4 @@ if ((${#fails[@]})); then
 	grep -E 'level=(WARN|ERROR)' "$SLOG" | tail -n 30 >&2 || true
 	exit 1
 fi
-echo "================ e2e (kernel client) PASSED: TLS phase (Linux client + tlshd, xprtsec=tls$( ((MTLS)) && echo ' and mtls'): plain mount refused, 387 KiB written and read back byte-exact over kTLS, $ntls TLS connections, no cleartext) in $((SECONDS - T0))s (guest ${elapsed}s) ================"
+echo "================ e2e (kernel client) PASSED: TLS phase (Linux client + tlshd, xprtsec=tls$( ((MTLS)) && echo ' and mtls')$( ((LOCAL)) && echo ", and against a server in the guest with kTLS on both sides (engine $LOCAL_ENGINE)"): plain mount refused, 387 KiB written and read back byte-exact over kTLS, $ntls TLS connections, no cleartext) in $((SECONDS - T0))s (guest ${elapsed}s) ================"

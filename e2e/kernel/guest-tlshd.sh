@@ -25,6 +25,10 @@
 #   mount-mtls   xprtsec=mtls (tlshd presents the client certificate)
 #   write-mtls   as write-tls, into the mtls export
 #   umount-mtls
+#   local-server, mount-local, write-local, umount-local, local-ktls
+#                (e2e_local=ENGINE): nfsd-uring in this guest on
+#                127.0.0.1:2049 (nfs-local.test), xprtsec=tls, so kTLS on
+#                both sides; its metrics must count a kTLS connection
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -62,11 +66,13 @@ bad() {
 DEADLINE=400
 TLS=
 MTLS=
+LOCAL=
 for kv in $(cat /proc/cmdline); do
 	case "$kv" in
 	e2e_deadline=*) DEADLINE=${kv#e2e_deadline=} ;;
 	e2e_tls=*) TLS=${kv#e2e_tls=} ;;
 	e2e_mtls=*) MTLS=${kv#e2e_mtls=} ;;
+	e2e_local=*) LOCAL=${kv#e2e_local=} ;;
 	esac
 done
 say "guest up: $(uname -r) deadline=${DEADLINE}s tls export $TLS mtls export $MTLS"
@@ -130,6 +136,44 @@ nfsmount() {
 	say "$1: mount.nfs $SERVER:$4 $2 -o $OPTS,xprtsec=$3"
 	out=$(timeout 90 mount.nfs "$SERVER:$4" "$2" -o "$OPTS,xprtsec=$3" 2>&1)
 }
+# local_server ENGINE: nfsd-uring in the guest on 127.0.0.1:2049 (kTLS on
+# both sides), then the tls session against it as nfs-local.test.
+local_server() {
+	mkdir -p /tmp/srv/local /tmp/lstate
+	echo "/tmp/srv/local *(rw,insecure,no_root_squash,xprtsec=tls)" >/etc/exports.local
+	nfsd-uring --listen 127.0.0.1:2049 --exports /etc/exports.local --engine "$1" --state-dir /tmp/lstate \
+		--rpcbind=false --lease-time 15 --metrics 127.0.0.1:9249 \
+		--tls-cert /etc/nfsd-uring/server.pem --tls-key /etc/nfsd-uring/server.key >/tmp/local-server.log 2>&1 &
+	LPID=$!
+	i=0
+	while ! wget -qO- http://127.0.0.1:9249/metrics >/dev/null 2>&1 && [ $i -lt 150 ]; do
+		kill -0 $LPID 2>/dev/null || break
+		sleep 0.2
+		i=$((i + 1))
+	done
+	if ! kill -0 $LPID 2>/dev/null || ! wget -qO- http://127.0.0.1:9249/metrics >/dev/null 2>&1; then
+		bad local-server "the guest's nfsd-uring did not start: $(tail -n 5 /tmp/local-server.log | tr '\n' ' ')"
+		return
+	fi
+	ok local-server
+	say "local server: $(grep -E 'RPC-with-TLS offered|serving addr' /tmp/local-server.log | tr '\n' ' ')"
+	SERVER=nfs-local.test
+	session local tls /tmp/srv/local local.bin
+	SERVER=nfs-server.test
+	m=$(wget -qO- http://127.0.0.1:9249/metrics 2>/dev/null | grep '^nfsd_uring_rpctls_')
+	res "LOCALMETRICS $(echo "$m" | tr '\n' ' ')"
+	say "local server metrics: $(echo "$m" | tr '\n' ' ')"
+	n=$(echo "$m" | awk '$1 == "nfsd_uring_rpctls_ktls_connections_total" {print $2}')
+	if [ "${n:-0}" -ge 1 ]; then
+		ok local-ktls
+	else
+		bad local-ktls "the guest's server counted ${n:-no} kTLS connections: $(grep -E 'WARN|ERROR' /tmp/local-server.log | tail -n 3 | tr '\n' ' ')"
+	fi
+	if ! cmp /data.bin /tmp/srv/local/local.bin; then
+		bad local-ktls "the server's file differs from /data.bin"
+	fi
+	kill $LPID
+}
 # refused STEP XPRTSEC PATH: the mount must fail.
 refused() {
 	t0=$(cut -d' ' -f1 /proc/uptime)
@@ -183,9 +227,12 @@ if [ -n "$MTLS" ]; then
 	refused tls-on-mtls-refused tls "$MTLS"
 	session mtls mtls "$MTLS" mtls.bin
 fi
+[ -z "$LOCAL" ] || local_server "$LOCAL"
 say "dmesg:"
 dmesg | tail -n 40
 say "tlshd log:"
 cat /tmp/tlshd.log
 res "TLSHDLOG $(grep -c 'was successful' /tmp/tlshd.log) successful handshakes"
+say "local server log:"
+cat /tmp/local-server.log 2>/dev/null | cut -c1-300 | tail -n 20
 finish
