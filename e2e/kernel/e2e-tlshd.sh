@@ -15,7 +15,7 @@
 #   - the guest: tlshd with /etc/tlshd.conf (the CA as its trust store, the
 #     client certificate and key); mount.nfs (the host's nfs-common, with
 #     its libraries) vers=4.2: xprtsec=none of X/tls refused; xprtsec=tls of
-#     X/tls: a 387 KiB file of known bytes written, read back byte-exact
+#     X/tls: a 1.4 MB file of known bytes written, read back byte-exact
 #     after drop_caches, ls -l, umount; xprtsec=tls of X/mtls refused (no
 #     client certificate); xprtsec=mtls of X/mtls: the same write and read;
 #   - the local step (E2E_TLSHD_LOCAL=1, the default): the same server
@@ -24,7 +24,10 @@
 #     carries the records on both sides; the guest mounts it as
 #     nfs-local.test (127.0.0.1) with xprtsec=tls, writes and reads back,
 #     and its metrics must count a kTLS connection
-#     (rpctls_ktls_connections_total; the host's server may have none).
+#     (rpctls_ktls_connections_total; the host's server may have none);
+#     then the guest kills it (SIGKILL) and starts it again on the same
+#     state directory: the client reconnects (a new AUTH_TLS probe and
+#     tlshd handshake), reads the file back and writes a second one.
 #
 # Verdict (plain shell): every "TLSHD STEP ok" record, no fail or ERR,
 # DONE; the host's sha256 of both files in the exports equals data.bin's
@@ -106,10 +109,10 @@ leaf server nfs-server.test 'subjectAltName=DNS:nfs-server.test,DNS:nfs-local.te
 leaf client nfs-client.test 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n'
 log "certificates: $(openssl x509 -in "$P/server.pem" -noout -subject -ext subjectAltName 2>/dev/null | tr '\n' ' ')"
 
-# The data: 387 KiB of numbered marker lines (the capture check looks for
+# The data: 1.4 MB of numbered marker lines (the capture check looks for
 # the marker in cleartext).
 MARK=TLSHD-E2E-CLEARTEXT-MARKER
-awk -v m="$MARK" 'BEGIN { for (i = 0; i < 11000; i++) printf "%s %08d\n", m, i }' >"$NW/data.bin"
+awk -v m="$MARK" 'BEGIN { for (i = 0; i < 40000; i++) printf "%s %08d\n", m, i }' >"$NW/data.bin"
 DATA_SHA=$(sha256sum <"$NW/data.bin" | cut -d' ' -f1)
 log "data.bin: $(stat -c %s "$NW/data.bin") bytes, sha256 $DATA_SHA"
 
@@ -257,7 +260,7 @@ fails=()
 rec=$(tr -d '\r' <"$RESULTS")
 steps=(setup plain-refused mount-tls write-tls umount-tls)
 ((MTLS)) && steps+=(tls-on-mtls-refused mount-mtls write-mtls umount-mtls)
-((LOCAL)) && steps+=(local-server mount-local write-local umount-local local-ktls)
+((LOCAL)) && steps+=(local-server mount-local write-local local-ktls reconnect-local local-ktls-again umount-local)
 for step in "${steps[@]}"; do
 	grep -qxF "TLSHD $step ok" <<<"$rec" || fails+=("step $step: no 'TLSHD $step ok' record")
 done
@@ -266,8 +269,10 @@ grep -qxF DONE <<<"$rec" || fails+=("the guest did not finish (no DONE; qemu rc=
 files=(tls/tls.bin)
 ((MTLS)) && files+=(mtls/mtls.bin)
 if ((LOCAL)); then
-	g=$(awk '$1 == "SHA" && $2 == "local.bin" {print $3}' <<<"$rec")
-	[[ $g == "$DATA_SHA" ]] || fails+=("local.bin read back in the guest: sha256 ${g:-missing}, want $DATA_SHA")
+	for f in local.bin local2.bin; do
+		g=$(awk -v n=$f '$1 == "SHA" && $2 == n {print $3}' <<<"$rec")
+		[[ $g == "$DATA_SHA" ]] || fails+=("$f read back in the guest: sha256 ${g:-missing}, want $DATA_SHA")
+	done
 	log "guest-local server (engine $LOCAL_ENGINE, kTLS both sides): $(grep -E '^LOCAL' <<<"$rec" | tr '\n' ' ')"
 fi
 for f in "${files[@]}"; do
@@ -329,4 +334,4 @@ if ((${#fails[@]})); then
 	grep -E 'level=(WARN|ERROR)' "$SLOG" | tail -n 30 >&2 || true
 	exit 1
 fi
-echo "================ e2e (kernel client) PASSED: TLS phase (Linux client + tlshd, xprtsec=tls$( ((MTLS)) && echo ' and mtls')$( ((LOCAL)) && echo ", and against a server in the guest with kTLS on both sides (engine $LOCAL_ENGINE)"): plain mount refused, 387 KiB written and read back byte-exact over kTLS, $ntls TLS connections, no cleartext) in $((SECONDS - T0))s (guest ${elapsed}s) ================"
+echo "================ e2e (kernel client) PASSED: TLS phase (Linux client + tlshd, xprtsec=tls$( ((MTLS)) && echo ' and mtls')$( ((LOCAL)) && echo ", and against a server in the guest with kTLS on both sides (engine $LOCAL_ENGINE)"): plain mount refused, 1.4 MB written and read back byte-exact over kTLS, $ntls TLS connections, no cleartext) in $((SECONDS - T0))s (guest ${elapsed}s) ================"

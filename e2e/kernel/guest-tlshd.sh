@@ -25,10 +25,14 @@
 #   mount-mtls   xprtsec=mtls (tlshd presents the client certificate)
 #   write-mtls   as write-tls, into the mtls export
 #   umount-mtls
-#   local-server, mount-local, write-local, umount-local, local-ktls
+#   local-server, mount-local, write-local, local-ktls, reconnect-local,
+#   local-ktls-again, umount-local
 #                (e2e_local=ENGINE): nfsd-uring in this guest on
 #                127.0.0.1:2049 (nfs-local.test), xprtsec=tls, so kTLS on
-#                both sides; its metrics must count a kTLS connection
+#                both sides; its metrics must count a kTLS connection; then
+#                it is killed with SIGKILL and started again on the same
+#                state: the client reconnects (a new probe and handshake),
+#                reads the file again and writes another
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -136,14 +140,12 @@ nfsmount() {
 	say "$1: mount.nfs $SERVER:$4 $2 -o $OPTS,xprtsec=$3"
 	out=$(timeout 90 mount.nfs "$SERVER:$4" "$2" -o "$OPTS,xprtsec=$3" 2>&1)
 }
-# local_server ENGINE: nfsd-uring in the guest on 127.0.0.1:2049 (kTLS on
-# both sides), then the tls session against it as nfs-local.test.
-local_server() {
-	mkdir -p /tmp/srv/local /tmp/lstate
-	echo "/tmp/srv/local *(rw,insecure,no_root_squash,xprtsec=tls)" >/etc/exports.local
+# start_local ENGINE: nfsd-uring in the guest on 127.0.0.1:2049 with
+# /tmp/lstate (kept across restarts: the file handle key); sets LPID.
+start_local() {
 	nfsd-uring --listen 127.0.0.1:2049 --exports /etc/exports.local --engine "$1" --state-dir /tmp/lstate \
 		--rpcbind=false --lease-time 15 --metrics 127.0.0.1:9249 \
-		--tls-cert /etc/nfsd-uring/server.pem --tls-key /etc/nfsd-uring/server.key >/tmp/local-server.log 2>&1 &
+		--tls-cert /etc/nfsd-uring/server.pem --tls-key /etc/nfsd-uring/server.key >>/tmp/local-server.log 2>&1 &
 	LPID=$!
 	i=0
 	while ! wget -qO- http://127.0.0.1:9249/metrics >/dev/null 2>&1 && [ $i -lt 150 ]; do
@@ -151,27 +153,71 @@ local_server() {
 		sleep 0.2
 		i=$((i + 1))
 	done
-	if ! kill -0 $LPID 2>/dev/null || ! wget -qO- http://127.0.0.1:9249/metrics >/dev/null 2>&1; then
+	kill -0 $LPID 2>/dev/null && wget -qO- http://127.0.0.1:9249/metrics >/dev/null 2>&1
+}
+# local_ktls STEP: the running local server counted a kTLS connection.
+local_ktls() {
+	m=$(wget -qO- http://127.0.0.1:9249/metrics 2>/dev/null | grep '^nfsd_uring_rpctls_')
+	res "LOCALMETRICS $1 $(echo "$m" | tr '\n' ' ')"
+	say "$1: local server metrics: $(echo "$m" | tr '\n' ' ')"
+	n=$(echo "$m" | awk '$1 == "nfsd_uring_rpctls_ktls_connections_total" {print $2}')
+	if [ "${n:-0}" -ge 1 ]; then
+		ok "$1"
+	else
+		bad "$1" "the guest's server counted ${n:-no} kTLS connections: $(grep -E 'WARN|ERROR' /tmp/local-server.log | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+# local_server ENGINE: nfsd-uring in the guest (kTLS on both sides), mounted
+# as nfs-local.test with xprtsec=tls; write and read back; then the server
+# is killed (SIGKILL) and started again: the client reconnects (a new
+# AUTH_TLS probe and tlshd handshake), recovers its state, reads the file
+# again and writes another.
+local_server() {
+	mkdir -p /tmp/srv/local /tmp/lstate
+	echo "/tmp/srv/local *(rw,insecure,no_root_squash,xprtsec=tls)" >/etc/exports.local
+	if ! start_local "$1"; then
 		bad local-server "the guest's nfsd-uring did not start: $(tail -n 5 /tmp/local-server.log | tr '\n' ' ')"
 		return
 	fi
 	ok local-server
 	say "local server: $(grep -E 'RPC-with-TLS offered|serving addr' /tmp/local-server.log | tr '\n' ' ')"
 	SERVER=nfs-local.test
-	session local tls /tmp/srv/local local.bin
-	SERVER=nfs-server.test
-	m=$(wget -qO- http://127.0.0.1:9249/metrics 2>/dev/null | grep '^nfsd_uring_rpctls_')
-	res "LOCALMETRICS $(echo "$m" | tr '\n' ' ')"
-	say "local server metrics: $(echo "$m" | tr '\n' ' ')"
-	n=$(echo "$m" | awk '$1 == "nfsd_uring_rpctls_ktls_connections_total" {print $2}')
-	if [ "${n:-0}" -ge 1 ]; then
-		ok local-ktls
+	M=/mnt/local
+	if nfsmount mount-local $M tls /tmp/srv/local; then
+		ok mount-local
+		say "mounted: $(grep " $M " /proc/mounts)"
 	else
-		bad local-ktls "the guest's server counted ${n:-no} kTLS connections: $(grep -E 'WARN|ERROR' /tmp/local-server.log | tail -n 3 | tr '\n' ' ')"
+		bad mount-local "$(echo "$out" | tr '\n' ' ')"
+		SERVER=nfs-server.test
+		kill $LPID
+		return
 	fi
-	if ! cmp /data.bin /tmp/srv/local/local.bin; then
-		bad local-ktls "the server's file differs from /data.bin"
+	SERVER=nfs-server.test
+	rw write-local $M local.bin
+	local_ktls local-ktls
+	cmp /data.bin /tmp/srv/local/local.bin || bad local-ktls "the server's file differs from /data.bin"
+	# The reconnect.
+	kill -9 $LPID
+	wait $LPID 2>/dev/null
+	hs=$(grep -c 'was successful' /tmp/tlshd.log)
+	echo "---- killed (SIGKILL), restarting ----" >>/tmp/local-server.log
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	if ! start_local "$1"; then
+		bad reconnect-local "the guest's nfsd-uring did not restart: $(tail -n 5 /tmp/local-server.log | tr '\n' ' ')"
+		umount -f $M
+		return
 	fi
+	echo 3 >/proc/sys/vm/drop_caches
+	if timeout 120 cmp /data.bin $M/local.bin && timeout 60 cp /data.bin $M/local2.bin && sync &&
+		echo 3 >/proc/sys/vm/drop_caches && timeout 60 cmp /data.bin $M/local2.bin; then
+		ok reconnect-local
+	else
+		bad reconnect-local "read or write after the server's restart failed"
+	fi
+	res "SHA local2.bin $(sha256sum <$M/local2.bin | cut -d' ' -f1)"
+	say "reconnect-local: $(($(grep -c 'was successful' /tmp/tlshd.log) - hs)) new handshake(s); $t0..$(cut -d' ' -f1 /proc/uptime)s; $(ls -l $M | tr '\n' ' ')"
+	local_ktls local-ktls-again
+	if umount $M; then ok umount-local; else bad umount-local "umount failed"; fi
 	kill $LPID
 }
 # refused STEP XPRTSEC PATH: the mount must fail.
