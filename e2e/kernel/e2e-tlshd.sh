@@ -18,6 +18,10 @@
 #     X/tls: a 1.4 MB file of known bytes written, read back byte-exact
 #     after drop_caches, ls -l, umount; xprtsec=tls of X/mtls refused (no
 #     client certificate); xprtsec=mtls of X/mtls: the same write and read;
+#   - the restart step (E2E_TLSHD_RESTART=1, the default), under the tls
+#     mount: the host kills its server (SIGKILL) and starts it again on the
+#     same port and state directory; the client reconnects (a new AUTH_TLS
+#     probe and handshake), reads the file back and writes tls.bin.2;
 #   - the local step (E2E_TLSHD_LOCAL=1, the default): the same server
 #     binary (static) runs in the guest too (--engine uring, or
 #     E2E_TLSHD_LOCAL_ENGINE), where the tls module is loaded, so kTLS
@@ -42,7 +46,7 @@
 # Environment: E2E_TLSHD_BIN (server binary; built if unset), ENGINE,
 # E2E_SERVER_ARGS, E2E_WORK, E2E_TLSHD_TIMEOUT (default 420), E2E_MEM,
 # E2E_TLSHD_MTLS (1; 0 leaves out the mtls steps), E2E_TLSHD_LOCAL (1),
-# E2E_TLSHD_LOCAL_ENGINE (uring), E2E_PCAP (1). Logs in
+# E2E_TLSHD_LOCAL_ENGINE (uring), E2E_TLSHD_RESTART (1), E2E_PCAP (1). Logs in
 # .work/tlshd/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,6 +58,7 @@ ENGINE=${ENGINE:-portable}
 TIMEOUT=${E2E_TLSHD_TIMEOUT:-420}
 MTLS=${E2E_TLSHD_MTLS:-1}
 LOCAL=${E2E_TLSHD_LOCAL:-1}
+RESTART=${E2E_TLSHD_RESTART:-1}
 LOCAL_ENGINE=${E2E_TLSHD_LOCAL_ENGINE:-uring}
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 mkdir -p "$WORK"
@@ -211,8 +216,58 @@ ARGS=(--exports "$NW/exports" --engine "$ENGINE" --state-dir "$NW/state" --lease
 	--metrics "127.0.0.1:$MPORT" ${E2E_SERVER_ARGS:-})
 e2e_start_server "$BIN" "$SLOG" "${ARGS[@]}"
 PORT=$E2E_PORT
-trap e2e_stop_server EXIT
 log "server on 127.0.0.1:$PORT, metrics 127.0.0.1:$MPORT"
+
+# The restart step: when the guest sends RESTART, SIGKILL the server,
+# start it again on the same port and state directory (so its file handles
+# stay valid), then create tls/restarted for the guest to find over NFS.
+# The TLS connection counts of the killed one go to metrics-before.txt.
+scrape() { curl -s "http://127.0.0.1:$MPORT/metrics" 2>/dev/null || wget -qO- "http://127.0.0.1:$MPORT/metrics" 2>/dev/null || true; }
+: >"$NW/metrics-before.txt"
+restart_server() {
+	local pid up=
+	pid=$(cat "$NW/server.pid")
+	scrape | grep -E '^nfsd_uring_rpctls_' >"$NW/metrics-before.txt" || true
+	kill -KILL "$pid" 2>/dev/null || true
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+	echo "---- $(date +%T): killed with SIGKILL, restarting ----" >>"$SLOG"
+	"$BIN" --listen "127.0.0.1:$PORT" "${ARGS[@]}" >>"$SLOG" 2>&1 &
+	echo $! >"$NW/server.pid"
+	for _ in $(seq 1 100); do
+		if ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; then
+			up=1
+			break
+		fi
+		sleep 0.1
+	done
+	[[ -n $up ]] || log "the restarted server does not listen on $PORT"
+	: >"$NW/x/tls/restarted"
+	log "server killed (SIGKILL) and restarted (pid $(cat "$NW/server.pid")); tls/restarted created"
+}
+watch() {
+	until tr -d '\r' 2>/dev/null <"$RESULTS" | grep -qxF RESTART; do sleep 0.2; done
+	restart_server
+}
+echo "$E2E_SPID" >"$NW/server.pid"
+FIRST=$E2E_SPID
+disown "$E2E_SPID" # killed on purpose: no "Killed" job message
+E2E_SPID=
+# Both servers, whatever happened: a server left running would keep the
+# caller's flock on the qemu lock (it inherits the descriptor).
+stop_all() {
+	[[ -z ${WPID:-} ]] || kill "$WPID" 2>/dev/null || true
+	local pid
+	pid=$(cat "$NW/server.pid" 2>/dev/null || true)
+	for pid in $pid $FIRST; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+}
+trap stop_all EXIT
+WPID=
+if ((RESTART)); then
+	watch &
+	WPID=$!
+fi
 
 PCAP=$NW/tlshd.pcap
 TPID=
@@ -227,6 +282,7 @@ netdev+=",guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 append="console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/tlshd-init e2e_deadline=$((TIMEOUT - 20)) e2e_tls=$NW/x/tls"
 ((MTLS)) && append+=" e2e_mtls=$NW/x/mtls"
 ((LOCAL)) && append+=" e2e_local=$LOCAL_ENGINE"
+((RESTART)) && append+=" e2e_restart=1"
 QEMU=(
 	qemu-system-x86_64
 	-nodefaults -no-user-config -no-reboot
@@ -247,18 +303,24 @@ qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))
 log "qemu exited rc=$qrc after ${elapsed}s"
+if [[ -n $WPID ]]; then
+	kill "$WPID" 2>/dev/null || true
+	wait "$WPID" 2>/dev/null || true
+	WPID=
+fi
 if [[ -n $TPID ]]; then
 	kill -INT "$TPID" 2>/dev/null || true
 	wait "$TPID" 2>/dev/null || true
 fi
-metrics=$(curl -s "http://127.0.0.1:$MPORT/metrics" 2>/dev/null || wget -qO- "http://127.0.0.1:$MPORT/metrics" 2>/dev/null || true)
-grep -E '^nfsd_uring_rpctls_' <<<"$metrics" >"$NW/metrics-rpctls.txt" || true
+scrape | grep -E '^nfsd_uring_rpctls_' >"$NW/metrics-rpctls.txt" || true
 log "server metrics: $(tr '\n' ' ' <"$NW/metrics-rpctls.txt")"
+[[ ! -s $NW/metrics-before.txt ]] || log "server metrics before the restart: $(tr '\n' ' ' <"$NW/metrics-before.txt")"
 
 # The verdict.
 fails=()
 rec=$(tr -d '\r' <"$RESULTS")
 steps=(setup plain-refused mount-tls write-tls umount-tls)
+((RESTART)) && steps+=(reconnect-tls)
 ((MTLS)) && steps+=(tls-on-mtls-refused mount-mtls write-mtls umount-mtls)
 ((LOCAL)) && steps+=(local-server mount-local write-local local-ktls reconnect-local local-ktls-again umount-local)
 for step in "${steps[@]}"; do
@@ -267,6 +329,7 @@ done
 while IFS= read -r l; do fails+=("guest: $l"); done < <(grep -E '^(TLSHD [^ ]+ fail|ERR )' <<<"$rec" || true)
 grep -qxF DONE <<<"$rec" || fails+=("the guest did not finish (no DONE; qemu rc=$qrc after ${elapsed}s)")
 files=(tls/tls.bin)
+((RESTART)) && files+=(tls/tls.bin.2)
 ((MTLS)) && files+=(mtls/mtls.bin)
 if ((LOCAL)); then
 	for f in local.bin local2.bin; do
@@ -282,8 +345,8 @@ for f in "${files[@]}"; do
 	[[ $h == "$DATA_SHA" ]] || fails+=("$f on the host: sha256 ${h:-missing}, want $DATA_SHA")
 	[[ $g == "$DATA_SHA" ]] || fails+=("$f read back in the guest: sha256 ${g:-missing}, want $DATA_SHA")
 done
-want=${#files[@]}
-ntls=$(awk '/^nfsd_uring_rpctls_(ktls|user_tls)_connections_total/{s+=$2} END{print s+0}' "$NW/metrics-rpctls.txt")
+want=${#files[@]} # a connection per file: the restart's new one writes tls.bin.2
+ntls=$(cat "$NW/metrics-rpctls.txt" "$NW/metrics-before.txt" | awk '/^nfsd_uring_rpctls_(ktls|user_tls)_connections_total/{s+=$2} END{print s+0}')
 ((ntls >= want)) || fails+=("the server counted $ntls TLS connections, want >= $want (metrics: $(tr '\n' ' ' <"$NW/metrics-rpctls.txt"))")
 nh=$(awk '$1 == "TLSHDLOG" {print $2}' <<<"$rec")
 ((${nh:-0} >= want)) || fails+=("tlshd logged ${nh:-no} successful handshakes, want >= $want")
@@ -313,7 +376,7 @@ if [[ -s $PCAP ]]; then
 		# The plain mount's refusal, in cleartext: NFS4ERR_WRONGSEC (10016)
 		# where it enters the xprtsec=tls export.
 		nws=$(tshark -r "$PCAP" -d "tcp.port==$PORT,rpc" -Y 'nfs.nfsstat4 == 10016' 2>/dev/null | wc -l)
-		log "capture: $nplain cleartext NFS calls in all (the plain mount's), $nws NFS4ERR_WRONGSEC replies"
+		log "capture: $nplain cleartext NFS calls in all (the plain mount's and the probes), $nws NFS4ERR_WRONGSEC replies"
 		((nws > 0)) || fails+=("capture: the plain mount was not answered NFS4ERR_WRONGSEC")
 	else
 		log "no tshark: the capture's connections are not decoded (the marker check ran)"
@@ -322,7 +385,7 @@ else
 	log "no capture (tcpdump missing or E2E_PCAP=0)"
 fi
 grep -q 'RPC-with-TLS offered' "$SLOG" || fails+=("the server did not log 'RPC-with-TLS offered'")
-kill -0 "$E2E_SPID" 2>/dev/null || fails+=("the server is not running at the end")
+kill -0 "$(cat "$NW/server.pid")" 2>/dev/null || fails+=("the server is not running at the end")
 if ((${#fails[@]})); then
 	{
 		echo

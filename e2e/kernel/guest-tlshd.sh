@@ -19,6 +19,8 @@
 #   plain-refused  mount vers=4.2 (xprtsec=none) of the tls export fails
 #   mount-tls    mount.nfs vers=4.2,xprtsec=tls of the tls export
 #   write-tls    cp /data.bin, sync, drop caches, read back byte-exact
+#   reconnect-tls  (e2e_restart=1) the host kills and restarts its server
+#                under the mount; the file read back, a second one written
 #   umount-tls
 #   tls-on-mtls-refused  xprtsec=tls (no client certificate) of the mtls
 #                export fails
@@ -71,12 +73,14 @@ DEADLINE=400
 TLS=
 MTLS=
 LOCAL=
+RESTART=
 for kv in $(cat /proc/cmdline); do
 	case "$kv" in
 	e2e_deadline=*) DEADLINE=${kv#e2e_deadline=} ;;
 	e2e_tls=*) TLS=${kv#e2e_tls=} ;;
 	e2e_mtls=*) MTLS=${kv#e2e_mtls=} ;;
 	e2e_local=*) LOCAL=${kv#e2e_local=} ;;
+	e2e_restart=*) RESTART=${kv#e2e_restart=} ;;
 	esac
 done
 say "guest up: $(uname -r) deadline=${DEADLINE}s tls export $TLS mtls export $MTLS"
@@ -210,7 +214,11 @@ local_server() {
 	echo 3 >/proc/sys/vm/drop_caches
 	if timeout 120 cmp /data.bin $M/local.bin && timeout 60 cp /data.bin $M/local2.bin && sync &&
 		echo 3 >/proc/sys/vm/drop_caches && timeout 60 cmp /data.bin $M/local2.bin; then
-		ok reconnect-local
+		if [ "$(grep -c 'was successful' /tmp/tlshd.log)" -gt "$hs" ]; then
+			ok reconnect-local
+		else
+			bad reconnect-local "no new TLS handshake in tlshd's log after the restart"
+		fi
 	else
 		bad reconnect-local "read or write after the server's restart failed"
 	fi
@@ -246,6 +254,39 @@ rw() {
 	res "SHA $3 $(sha256sum <"$2/$3" | cut -d' ' -f1)"
 	say "$1: $(ls -l "$2")"
 }
+# host_restart DIR NAME: RESTART asks the host to kill its server
+# (SIGKILL) and start it again on the same port and state directory; it
+# then creates DIR/restarted, which this polls for over NFS (the client
+# reconnects: a new AUTH_TLS probe and tlshd handshake, the user-space TLS
+# on the host's side); then DIR/NAME is read back and DIR/NAME.2 written.
+host_restart() {
+	hs=$(grep -c 'was successful' /tmp/tlshd.log)
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	res RESTART
+	i=0
+	while [ ! -e "$1/restarted" ] && [ $i -lt 120 ]; do
+		sleep 1
+		echo 2 >/proc/sys/vm/drop_caches
+		i=$((i + 1))
+	done
+	if [ ! -e "$1/restarted" ]; then
+		bad reconnect-tls "no $1/restarted after ${i}s"
+		return
+	fi
+	echo 3 >/proc/sys/vm/drop_caches
+	if timeout 120 cmp /data.bin "$1/$2" && timeout 60 cp /data.bin "$1/$2.2" && sync &&
+		echo 3 >/proc/sys/vm/drop_caches && timeout 60 cmp /data.bin "$1/$2.2"; then
+		if [ "$(grep -c 'was successful' /tmp/tlshd.log)" -gt "$hs" ]; then
+			ok reconnect-tls
+		else
+			bad reconnect-tls "no new TLS handshake in tlshd's log after the restart"
+		fi
+	else
+		bad reconnect-tls "read or write after the server's restart failed"
+	fi
+	res "SHA $2.2 $(sha256sum <"$1/$2.2" | cut -d' ' -f1)"
+	say "reconnect-tls: $(($(grep -c 'was successful' /tmp/tlshd.log) - hs)) new handshake(s); $t0..$(cut -d' ' -f1 /proc/uptime)s; $(ls -l "$1" | tr '\n' ' ')"
+}
 # session STEP XPRTSEC PATH NAME: mount, rw, stats, umount.
 session() {
 	M=/mnt/$1
@@ -259,6 +300,7 @@ session() {
 	fi
 	rw "write-$1" "$M" "$4"
 	res "MOUNTLINE $1 $(grep " $M " /proc/mounts)"
+	[ "$1" != tls ] || [ -z "$RESTART" ] || host_restart "$M" "$4"
 	grep -A6 "mounted on $M with" /proc/self/mountstats | grep -E 'xprt:|sec:|opts:' | while read -r l; do say "$1 mountstats: $l"; done
 	if umount "$M"; then ok "umount-$1"; else bad "umount-$1" "umount failed"; fi
 }
