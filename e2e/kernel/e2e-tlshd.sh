@@ -222,7 +222,14 @@ log "server on 127.0.0.1:$PORT, metrics 127.0.0.1:$MPORT"
 # start it again on the same port and state directory (so its file handles
 # stay valid), then create tls/restarted for the guest to find over NFS.
 # The TLS connection counts of the killed one go to metrics-before.txt.
-scrape() { curl -s "http://127.0.0.1:$MPORT/metrics" 2>/dev/null || wget -qO- "http://127.0.0.1:$MPORT/metrics" 2>/dev/null || true; }
+# scrape: the server's /metrics (bash's /dev/tcp: no curl or wget needed).
+scrape() {
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$MPORT" || exit 0
+		printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+		timeout 10 cat <&3 | tr -d '\r'
+	) 2>/dev/null || true
+}
 : >"$NW/metrics-before.txt"
 restart_server() {
 	local pid up=
