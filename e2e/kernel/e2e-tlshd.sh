@@ -17,7 +17,8 @@
 #     its libraries) vers=4.2: xprtsec=none of X/tls refused; xprtsec=tls of
 #     X/tls: a 1.4 MB file of known bytes written, read back byte-exact
 #     after drop_caches, ls -l, umount; xprtsec=tls of X/mtls refused (no
-#     client certificate); xprtsec=mtls of X/mtls: the same write and read;
+#     client certificate); xprtsec=mtls,nconnect=2 of X/mtls (two TLS
+#     connections): the same write and read;
 #   - the restart step (E2E_TLSHD_RESTART=1, the default), under the tls
 #     mount: the host kills its server (SIGKILL) and starts it again on the
 #     same port and state directory; the client reconnects (a new AUTH_TLS

@@ -24,7 +24,8 @@
 #   umount-tls
 #   tls-on-mtls-refused  xprtsec=tls (no client certificate) of the mtls
 #                export fails
-#   mount-mtls   xprtsec=mtls (tlshd presents the client certificate)
+#   mount-mtls   xprtsec=mtls,nconnect=2 (tlshd presents the client
+#                certificate; two TLS connections)
 #   write-mtls   as write-tls, into the mtls export
 #   umount-mtls
 #   local-server, mount-local, write-local, local-ktls, reconnect-local,
@@ -138,11 +139,12 @@ fi
 dmesg -c >/dev/null
 
 OPTS="vers=4.2,proto=tcp,port=2049,sec=sys,timeo=100,retrans=2"
+XOPTS=
 # nfsmount STEP DIR XPRTSEC PATH: mount.nfs (nfs-common's, as users run it).
 nfsmount() {
 	mkdir -p "$2"
-	say "$1: mount.nfs $SERVER:$4 $2 -o $OPTS,xprtsec=$3"
-	out=$(timeout 90 mount.nfs "$SERVER:$4" "$2" -o "$OPTS,xprtsec=$3" 2>&1)
+	say "$1: mount.nfs $SERVER:$4 $2 -o $OPTS$XOPTS,xprtsec=$3"
+	out=$(timeout 90 mount.nfs "$SERVER:$4" "$2" -o "$OPTS$XOPTS,xprtsec=$3" 2>&1)
 }
 # start_local ENGINE: nfsd-uring in the guest on 127.0.0.1:2049 with
 # /tmp/lstate (kept across restarts: the file handle key); sets LPID.
@@ -313,7 +315,10 @@ refused plain-refused none "$TLS"
 session tls tls "$TLS" tls.bin
 if [ -n "$MTLS" ]; then
 	refused tls-on-mtls-refused tls "$MTLS"
+	# nconnect=2: two TLS connections (two handshakes) under one mount.
+	XOPTS=,nconnect=2
 	session mtls mtls "$MTLS" mtls.bin
+	XOPTS=
 fi
 [ -z "$LOCAL" ] || local_server "$LOCAL"
 say "dmesg:"
