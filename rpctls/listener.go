@@ -203,8 +203,14 @@ func (l *Listener) secure(tc *net.TCPConn, deadline time.Time) (net.Conn, error)
 	}
 	tc.SetDeadline(time.Time{})
 	st := conn.ConnectionState()
-	if st.NegotiatedProtocol != ALPN {
-		return nil, fmt.Errorf("TLS handshake: the client did not offer ALPN %q", ALPN)
+	// A client offering ALPN without "sunrpc" has already failed the
+	// handshake (crypto/tls: no_application_protocol). One that offers no
+	// ALPN at all is let in: the Linux client's handshake agent, tlshd
+	// (ktls-utils, up to its current release), sets no ALPN, and knfsd
+	// does not ask for it either; refusing it refused every xprtsec=tls
+	// mount of the Linux client (e2e/kernel/e2e-tlshd.sh).
+	if p := st.NegotiatedProtocol; p != ALPN && p != "" {
+		return nil, fmt.Errorf("TLS handshake: ALPN %q, not %q", p, ALPN)
 	}
 	info := Info{Mutual: len(st.VerifiedChains) > 0, State: st}
 	if !l.noK.Load() {

@@ -279,6 +279,53 @@ func TestHandshakeRefusals(t *testing.T) {
 	}
 }
 
+// TestNoALPN: a client that offers no ALPN at all (the Linux client's
+// tlshd, ktls-utils, sets none) gets RPC-with-TLS, as from knfsd.
+func TestNoALPN(t *testing.T) {
+	f := tlstest.New(t, t.TempDir())
+	for _, mutual := range []bool{false, true} {
+		l := listen(t, f, nil)
+		ch := acceptAsync(l)
+		raw, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		raw.Write(call(11, 100003, 4, 0, rpctls.AuthTLS))
+		if _, err := io.ReadFull(raw, make([]byte, 36)); err != nil {
+			t.Fatal(err)
+		}
+		cfg := f.Client(t, mutual)
+		cfg.NextProtos = nil
+		tc := tls.Client(raw, cfg)
+		if err := tc.HandshakeContext(ctx(t)); err != nil {
+			t.Fatalf("mutual %v: handshake without ALPN: %v", mutual, err)
+		}
+		if p := tc.ConnectionState().NegotiatedProtocol; p != "" {
+			t.Fatalf("ALPN %q negotiated with a client that offered none", p)
+		}
+		var a accepted
+		select {
+		case a = <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("mutual %v: the listener refused the connection (nothing accepted)", mutual)
+		}
+		if a.err != nil {
+			t.Fatalf("mutual %v: accept: %v", mutual, a.err)
+		}
+		s, ok := a.c.(interface{ RPCTLS() (bool, bool) })
+		if !ok {
+			t.Fatalf("accepted %T, not a TLS connection", a.c)
+		}
+		if m, _ := s.RPCTLS(); m != mutual {
+			t.Fatalf("mutual %v, want %v", m, mutual)
+		}
+		echo(t, tc, a.c)
+		tc.Close()
+		a.c.Close()
+	}
+}
+
 func TestReload(t *testing.T) {
 	dir := t.TempDir()
 	f := tlstest.New(t, dir)

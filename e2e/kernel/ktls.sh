@@ -9,8 +9,8 @@
 #                mounts over TLS, reads and writes, xprtsec= refusals;
 # all with RPCTLS_REQUIRE_KTLS=1, so a connection that fell back to the
 # user-space pump fails the run. Static test binaries (CGO_ENABLED=0), a
-# busybox initramfs of its own; no NFS client in the guest (the kernel
-# client needs tlshd, not done).
+# busybox initramfs of its own; no NFS client in the guest (the Linux
+# client over TLS, with tlshd, is e2e-tlshd.sh).
 #
 #   flock /work/wt/_notes/qemu.lock bash e2e/kernel/ktls.sh
 #
