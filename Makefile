@@ -73,6 +73,14 @@ e2e-nlm:
 e2e-ktls:
 	bash e2e/kernel/ktls.sh
 
+# e2e-tlshd: the Linux 6.12 NFS client over RPC-with-TLS as users run it
+# (mount.nfs xprtsec=tls and mtls; tlshd from e2e/tlshd, built in ~2 s;
+# kTLS in the guest), against this host's server (user-space TLS: no tls
+# module here) and a server in the guest (kTLS both sides); ~1 min.
+.PHONY: e2e-tlshd
+e2e-tlshd:
+	ENGINE=$(ENGINE) bash e2e/kernel/e2e-tlshd.sh
+
 # pynfs: the NFSv4.1 conformance suite (pynfs, from PYNFS_SRC, default
 # ../shared/pynfs) against both engines side by side, ~11 min; fails under
 # PYNFS_MIN_PCT (default 95) percent passing or when a test of
