@@ -1,0 +1,204 @@
+#!/bin/busybox sh
+# /krb5-init: the init (kernel command line rdinit=/krb5-init) of the
+# kernel e2e's Kerberos phase (the host side is e2e-krb5.sh). The Linux
+# 6.12 NFS client with rpc.gssd (Debian's nfs-common, copied in with its
+# libraries) mounts nfsd-uring with sec=krb5p, krb5i and krb5.
+#
+# The guest is nfs-client.test (10.0.2.15); /etc/krb5.keytab holds its
+# machine principal nfs/nfs-client.test, which rpc.gssd uses for root
+# (uid 0); /tmp/krb5cc_1 is a ticket-granting ticket of daemon@REALM for
+# uid 1 (made on the host). The server is nfs-server.test = 10.0.2.100
+# (guestfwd port 2049 to the server), the KDC 10.0.2.101:88 (guestfwd to
+# the host's krb5kdc; TCP only).
+#
+# Steps (records on ttyS1: KRB5 STEP ok | KRB5 STEP fail WHY; DONE):
+#   m-V-SEC   mount nfs-server.test:/KRBEXPORT with vers=V,sec=SEC; the
+#             mount's options in /proc/mounts name sec=SEC
+#   io-V-SEC  as root (the machine credential: the server maps it to the
+#             anonymous ids) in mach/: write /data.bin (known bytes from
+#             the host), drop the page cache, read it back byte-exact,
+#             ls -l, rename it to keep-V-SEC.bin (the host checks its
+#             bytes and owner), create and rm a small file
+#   user      (on the 4.2 krb5p mount) as uid 1 with daemon@REALM's
+#             ticket, in user/: the same, keep-user.bin owned by uid 1
+#   refuse-sys    a sec=sys mount of the krb5 export fails
+#   refuse-krb5   a sec=krb5 mount of the sys-only export fails
+/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /tmp /mnt /run
+[ -e /var/run ] || ln -s /run /var/run
+mount -t tmpfs -o size=64m tmpfs /tmp
+ln -sf /proc/mounts /etc/mtab
+
+SERVER=nfs-server.test
+GUEST=10.0.2.15
+R=/dev/ttyS1
+say() { echo "E2E-KRB5: $*"; }
+res() { echo "$*" >"$R"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+finish() {
+	res DONE
+	sync
+	say "powering off"
+	poweroff -f
+	sleep 5
+	echo o >/proc/sysrq-trigger
+}
+ok() { res "KRB5 $1 ok"; say "$1: ok ($(now)s)"; }
+bad() {
+	res "KRB5 $1 fail $2"
+	say "$1: FAILED: $2"
+}
+
+DEADLINE=400
+KEXP=/
+SEXP=/
+STEPS="4.2:krb5p 4.2:krb5i 4.2:krb5 4.1:krb5p 3:krb5i"
+for kv in $(cat /proc/cmdline); do
+	case "$kv" in
+	e2e_deadline=*) DEADLINE=${kv#e2e_deadline=} ;;
+	e2e_kexp=*) KEXP=${kv#e2e_kexp=} ;;
+	e2e_sexp=*) SEXP=${kv#e2e_sexp=} ;;
+	e2e_steps=*) STEPS=$(echo "${kv#e2e_steps=}" | tr , ' ') ;;
+	esac
+done
+say "guest up: $(uname -r) deadline=${DEADLINE}s"
+(
+	sleep "$DEADLINE"
+	say "WATCHDOG: guest deadline ${DEADLINE}s reached; dmesg follows"
+	res "ERR guest watchdog fired after ${DEADLINE}s"
+	dmesg | tail -n 100
+	tail -n 60 /tmp/gssd.log
+	ps
+	finish
+) &
+
+for m in $(cat /modules/order); do
+	if ! out=$(insmod "/modules/$m" 2>&1); then
+		say "insmod $m failed: $out"
+		res "ERR insmod $m: $out"
+	fi
+done
+say "modules loaded: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+
+hostname nfs-client.test
+IF=
+for n in /sys/class/net/*; do
+	n=${n##*/}
+	[ "$n" = lo ] && continue
+	IF=$n
+	break
+done
+[ -n "$IF" ] || { res "ERR no network interface"; finish; }
+ip link set lo up
+ip link set "$IF" up
+ip addr add "$GUEST/24" dev "$IF"
+ip route add default via 10.0.2.2
+say "network: $IF $(ip -4 -o addr show dev "$IF" | awk '{print $4}')"
+
+# rpc_pipefs (the kernel's upcalls to rpc.gssd), then rpc.gssd.
+PIPEFS=/run/rpc_pipefs
+mkdir -p $PIPEFS
+mount -t rpc_pipefs sunrpc $PIPEFS || { res "ERR mount rpc_pipefs failed"; finish; }
+cp /krb5cc_1 /tmp/krb5cc_1
+chown 1:1 /tmp/krb5cc_1
+chmod 600 /tmp/krb5cc_1
+say "KDC probe: $(timeout 5 nc 10.0.2.101 88 </dev/null && echo reachable || echo UNREACHABLE)"
+KRB5_TRACE=/tmp/krb5trace.log rpc.gssd -f -v -v -r -p $PIPEFS >/tmp/gssd.log 2>&1 &
+GSSD=$!
+sleep 1
+kill -0 $GSSD 2>/dev/null || { res "ERR rpc.gssd exited: $(tr '\n' ' ' </tmp/gssd.log)"; finish; }
+say "rpc.gssd running (pid $GSSD)"
+dmesg -c >/dev/null
+
+SUM=$(sha256sum /data.bin | cut -d' ' -f1)
+M=/mnt/k
+mkdir -p $M /mnt/s
+gsslog() {
+	say "---- rpc.gssd log (last 40 lines) ----"
+	tail -n 40 /tmp/gssd.log
+	say "---- krb5 trace (last 30 lines) ----"
+	tail -n 30 /tmp/krb5trace.log
+}
+
+# mnt STEP VERS SEC EXPORT DIR: mount; returns 1 on failure
+mnt() {
+	case $2 in
+	3) o="vers=3,proto=tcp,port=2049,mountport=2049,mountproto=tcp,nolock,sec=$3,timeo=100,retrans=3" ;;
+	*) o="vers=$2,proto=tcp,port=2049,clientaddr=$GUEST,sec=$3,timeo=100,retrans=3" ;;
+	esac
+	t0=$(now)
+	if out=$(timeout 120 mount.nfs "$SERVER:$4" "$5" -o "$o" 2>&1); then
+		say "$1: mounted in $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}')s: $(grep " $5 " /proc/mounts)"
+		return 0
+	fi
+	bad "$1" "mount.nfs $SERVER:$4 -o $o: $(echo "$out" | tr '\n' ' ')"
+	dmesg | tail -n 20
+	gsslog
+	return 1
+}
+
+# io STEP DIR NAME [runas-prefix...]: write, read back, ls, keep, rm
+io() {
+	st=$1 d=$2 name=$3
+	shift 3
+	e=
+	out=$("$@" sh -c "cp /data.bin $d/tmp-$name.bin && sync" 2>&1) || { bad "$st" "write: $out"; return 1; }
+	echo 3 >/proc/sys/vm/drop_caches
+	got=$("$@" sh -c "sha256sum <$d/tmp-$name.bin" 2>&1 | cut -d' ' -f1)
+	[ "$got" = "$SUM" ] || { bad "$st" "read back: sha256 $got, want $SUM"; e=1; }
+	out=$("$@" sh -c "cmp /data.bin $d/tmp-$name.bin" 2>&1) || { bad "$st" "cmp: $out"; e=1; }
+	say "$st: $("$@" ls -ln "$d" 2>&1 | tr '\n' ';')"
+	out=$("$@" sh -c "mv $d/tmp-$name.bin $d/keep-$name.bin && echo small >$d/small-$name && rm $d/small-$name" 2>&1) ||
+		{ bad "$st" "rename/create/rm: $out"; e=1; }
+	[ ! -e "$d/small-$name" ] || { bad "$st" "small-$name still there after rm"; e=1; }
+	[ -n "$e" ] && return 1
+	ok "$st"
+}
+
+first=1
+for vs in $STEPS; do
+	v=${vs%%:*} sec=${vs#*:}
+	n=$v-$sec
+	mnt "m-$n" "$v" "$sec" "$KEXP" $M || continue
+	opts=$(grep " $M " /proc/mounts | awk '{print $4}')
+	case ",$opts," in
+	*",sec=$sec,"*) ok "m-$n" ;;
+	*) bad "m-$n" "mounted, but with options $opts (no sec=$sec)" ;;
+	esac
+	io "io-$n" $M/mach "$n"
+	if [ -n "$first" ]; then
+		first=
+		# uid 1's calls: rpc.gssd finds /tmp/krb5cc_1 (owned by uid 1).
+		io user $M/user user fshelper runas 1 1
+	fi
+	kmsg=$(dmesg -c)
+	[ -z "$kmsg" ] || { say "---- guest kernel messages ($n) ----"; echo "$kmsg" | tail -n 20; }
+	timeout 60 umount $M || umount -l $M
+done
+
+# Refusals: sys on the Kerberos export, krb5 on the sys-only one.
+if out=$(timeout 90 mount.nfs "$SERVER:$KEXP" /mnt/s -o "vers=4.2,port=2049,clientaddr=$GUEST,sec=sys,timeo=100,retrans=3" 2>&1); then
+	bad refuse-sys "a sec=sys mount of the krb5 export worked: $(grep ' /mnt/s ' /proc/mounts)"
+	umount /mnt/s
+else
+	say "refuse-sys: $(echo "$out" | tr '\n' ' ')"
+	ok refuse-sys
+fi
+if out=$(timeout 90 mount.nfs "$SERVER:$SEXP" /mnt/s -o "vers=4.2,port=2049,clientaddr=$GUEST,sec=krb5,timeo=100,retrans=3" 2>&1); then
+	bad refuse-krb5 "a sec=krb5 mount of the sys-only export worked: $(grep ' /mnt/s ' /proc/mounts)"
+	umount /mnt/s
+else
+	say "refuse-krb5: $(echo "$out" | tr '\n' ' ')"
+	ok refuse-krb5
+fi
+kmsg=$(dmesg -c)
+[ -z "$kmsg" ] || { say "---- guest kernel messages (end) ----"; echo "$kmsg" | tail -n 20; }
+say "---- rpc.gssd log: $(grep -c . /tmp/gssd.log) lines; upcalls: $(grep -c 'handling krb5 upcall' /tmp/gssd.log) ----"
+grep -iE 'error|fail|WARN' /tmp/gssd.log | head -n 20
+finish
