@@ -328,6 +328,16 @@ if [[ -s $PCAP ]] && command -v tshark >/dev/null; then
 	n=$(gss 1 '')
 	log "RPCSEC_GSS_INIT calls: $n"
 	((n > 0)) || fails+=("no RPCSEC_GSS_INIT call in $PCAP")
+	# No silent fall back to AUTH_SYS: AUTH_SYS NFS calls on one
+	# connection at most, the refuse-sys step's, which carries no GSS
+	# DATA call but the kernel's lease operations (EXCHANGE_ID,
+	# CREATE_SESSION, SEQUENCE...) with the machine credential, krb5i.
+	tshark -r "$PCAP" -d "tcp.port==$PORT,rpc" -Y 'rpc.msgtyp == 0 && rpc.program == 100003' -T fields -E separator=, -E occurrence=f \
+		-e tcp.stream -e rpc.auth.flavor -e rpc.authgss.procedure -e rpc.authgss.service 2>/dev/null | sort | uniq -c >"$KW/streams.txt" || true
+	log "NFS calls per connection (count stream,flavour,gss procedure,gss service): $(tr -s ' \n' ' ' <"$KW/streams.txt")"
+	bad=$(awk '{split($2, a, ","); if (a[2] == 1) s[a[1]] += $1; if (a[2] == 6 && a[3] == 0 && a[4] != 2) g[a[1]] += $1}
+		END {for (k in s) {n++; if (k in g) printf "connection %s: %d AUTH_SYS calls and %d krb5/krb5p DATA calls; ", k, s[k], g[k]}; if (n > 1) printf "AUTH_SYS NFS calls on %d connections", n}' "$KW/streams.txt")
+	[[ -z $bad ]] || fails+=("AUTH_SYS NFS calls beside RPCSEC_GSS ones: $bad")
 else
 	fails+=("tshark or the capture missing: RPCSEC_GSS on the wire not checked (apt-get install tshark)")
 fi
