@@ -165,7 +165,9 @@ chmod 755 "$STAGE"
 mkdir -p "$STAGE"/{etc,usr/sbin,sbin,lib64,run,tmp,var/lib/nfs}
 cp e2e/kernel/guest-krb5.sh "$STAGE/krb5-init"
 chmod 755 "$STAGE/krb5-init"
-bins=(/usr/sbin/rpc.gssd /sbin/mount.nfs)
+# nfsidmap through request-key: the kernel's NFSv4 id mapper (owner
+# strings user@domain, which the server sends Kerberos callers).
+bins=(/usr/sbin/rpc.gssd /sbin/mount.nfs /usr/sbin/nfsidmap /sbin/request-key)
 for b in "${bins[@]}"; do
 	[[ -x $b ]] || e2e_die "no $b on the host (package nfs-common)"
 	mkdir -p "$STAGE$(dirname "$b")"
@@ -175,7 +177,14 @@ for b in "${bins[@]}"; do
 		cp -L "$l" "$STAGE$l"
 	done
 done
-# libkrb5's plugins are loaded at run time, not linked: none needed here.
+# libkrb5's plugins are loaded at run time, not linked: none needed here;
+# libnfsidmap's nsswitch plugin is.
+mkdir -p "$STAGE/usr/lib/x86_64-linux-gnu/libnfsidmap" "$STAGE/etc/request-key.d"
+cp /usr/lib/x86_64-linux-gnu/libnfsidmap/nsswitch.so "$STAGE/usr/lib/x86_64-linux-gnu/libnfsidmap/" ||
+	e2e_die "no libnfsidmap nsswitch.so on the host (nfs-common)"
+cp /etc/request-key.conf "$STAGE/etc/" || e2e_die "no /etc/request-key.conf on the host (keyutils)"
+printf 'create\tid_resolver\t*\t*\t/usr/sbin/nfsidmap -t 600 %%k %%d\n' >"$STAGE/etc/request-key.d/id_resolver.conf"
+printf '[General]\nDomain = nfs.test\n[Mapping]\nNobody-User = nobody\nNobody-Group = nogroup\n' >"$STAGE/etc/idmapd.conf"
 for f in netconfig services protocols; do
 	cp "/etc/$f" "$STAGE/etc/$f" || e2e_die "no /etc/$f on the host (libtirpc-common, netbase)"
 done
@@ -219,7 +228,7 @@ log "initramfs $(du -h "$INITRD" | cut -f1)"
 MPORT=$(e2e_free_port)
 # shellcheck disable=SC2206
 ARGS=(--exports "$KW/exports" --engine "$ENGINE" --state-dir "$KW/state" --keytab "$K/server.keytab"
-	--rpcbind=false --metrics "127.0.0.1:$MPORT" ${E2E_SERVER_ARGS:-})
+	--idmap-domain nfs.test --rpcbind=false --metrics "127.0.0.1:$MPORT" ${E2E_SERVER_ARGS:-})
 e2e_start_server "$BIN" "$SLOG" "${ARGS[@]}"
 PORT=$E2E_PORT
 SPID=$E2E_SPID

@@ -142,17 +142,20 @@ mnt() {
 	return 1
 }
 
-# io STEP DIR NAME [runas-prefix...]: write, read back, ls, keep, rm
+# io STEP DIR NAME OWNER [runas-prefix...]: write, read back, ls
+# (the file's owner uid:gid as the client shows it: OWNER), keep, rm
 io() {
-	st=$1 d=$2 name=$3
-	shift 3
+	st=$1 d=$2 name=$3 owner=$4
+	shift 4
 	e=
 	out=$("$@" sh -c "cp /data.bin $d/tmp-$name.bin && sync" 2>&1) || { bad "$st" "write: $out"; return 1; }
 	echo 3 >/proc/sys/vm/drop_caches
 	got=$("$@" sh -c "sha256sum <$d/tmp-$name.bin" 2>&1 | cut -d' ' -f1)
 	[ "$got" = "$SUM" ] || { bad "$st" "read back: sha256 $got, want $SUM"; e=1; }
 	out=$("$@" sh -c "cmp /data.bin $d/tmp-$name.bin" 2>&1) || { bad "$st" "cmp: $out"; e=1; }
-	say "$st: $("$@" ls -ln "$d" 2>&1 | tr '\n' ';')"
+	say "$st: $("$@" ls -l "$d" 2>&1 | tr '\n' ';')"
+	o=$(stat -c %u:%g "$d/tmp-$name.bin" 2>&1)
+	[ "$o" = "$owner" ] || { bad "$st" "owner $o as the client shows it, want $owner"; e=1; }
 	out=$("$@" sh -c "mv $d/tmp-$name.bin $d/keep-$name.bin && echo small >$d/small-$name && rm $d/small-$name" 2>&1) ||
 		{ bad "$st" "rename/create/rm: $out"; e=1; }
 	[ ! -e "$d/small-$name" ] || { bad "$st" "small-$name still there after rm"; e=1; }
@@ -170,11 +173,11 @@ for vs in $STEPS; do
 	*",sec=$sec,"*) ok "m-$n" ;;
 	*) bad "m-$n" "mounted, but with options $opts (no sec=$sec)" ;;
 	esac
-	io "io-$n" $M/mach "$n"
+	io "io-$n" $M/mach "$n" 65534:65534
 	if [ -n "$first" ]; then
 		first=
 		# uid 1's calls: rpc.gssd finds /tmp/krb5cc_1 (owned by uid 1).
-		io user $M/user user fshelper runas 1 1
+		io user $M/user user 1:1 fshelper runas 1 1
 	fi
 	kmsg=$(dmesg -c)
 	[ -z "$kmsg" ] || { say "---- guest kernel messages ($n) ----"; echo "$kmsg" | tail -n 20; }
