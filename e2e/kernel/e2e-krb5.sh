@@ -33,7 +33,10 @@
 # Environment: E2E_KRB5_BIN (server binary; built if unset), ENGINE
 # (portable|uring), E2E_WORK, E2E_KRB5_TIMEOUT (default 600),
 # E2E_KRB5_STEPS (the guest's VERS:SEC mounts, comma-separated; default
-# 4.2:krb5p,4.2:krb5i,4.2:krb5,4.1:krb5p,3:krb5i), E2E_SERVER_ARGS,
+# 4.2:krb5p,4.2:krb5i,4.2:krb5,4.1:krb5p,4.0:krb5i,3:krb5p,3:krb5),
+# E2E_KRB5_REFUSE (the refusal steps, default sys,krb5), E2E_KRB5_DEBUG=1
+# (the guest prints rpc.gssd's log, a krb5 trace and the kernel's NFS
+# debug messages of the refusals), E2E_SERVER_ARGS,
 # E2E_MEM, E2E_SMP. Logs in .work/krb5/. Needs root (the server acts as
 # the mapped users), krb5-kdc, krb5-admin-server, krb5-user, nfs-common.
 set -euo pipefail
@@ -44,7 +47,8 @@ cd "$(dirname "$0")/../.."
 T0=$SECONDS
 ENGINE=${ENGINE:-portable}
 TIMEOUT=${E2E_KRB5_TIMEOUT:-600}
-STEPS=${E2E_KRB5_STEPS:-4.2:krb5p,4.2:krb5i,4.2:krb5,4.1:krb5p,3:krb5i}
+STEPS=${E2E_KRB5_STEPS:-4.2:krb5p,4.2:krb5i,4.2:krb5,4.1:krb5p,4.0:krb5i,3:krb5p,3:krb5}
+REFUSE=${E2E_KRB5_REFUSE:-sys,krb5}
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -244,7 +248,7 @@ log "server on 127.0.0.1:$PORT (metrics 127.0.0.1:$MPORT); KDC 127.0.0.1:$KPORT"
 PCAP=$KW/krb5.pcap
 TPID=
 if command -v tcpdump >/dev/null; then
-	tcpdump -i lo -n -s 256 -U -w "$PCAP" "tcp port $PORT" >"$KW/tcpdump.log" 2>&1 &
+	tcpdump -i lo -n -s 0 -U --immediate-mode -w "$PCAP" "tcp port $PORT" >"$KW/tcpdump.log" 2>&1 &
 	TPID=$!
 	sleep 0.5
 fi
@@ -259,7 +263,7 @@ QEMU=(
 	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
 	-display none
 	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/krb5-init e2e_kexp=$DIR/k e2e_sexp=$DIR/s e2e_steps=$STEPS e2e_deadline=$((TIMEOUT - 20))"
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/krb5-init e2e_kexp=$DIR/k e2e_sexp=$DIR/s e2e_steps=$STEPS e2e_debug=${E2E_KRB5_DEBUG:-0} e2e_refuse=$REFUSE e2e_deadline=$((TIMEOUT - 20))"
 	-netdev "$netdev"
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
@@ -276,6 +280,7 @@ qrc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))
 if [[ -n $TPID ]]; then
+	sleep 1 # the last packets reach the file
 	kill -INT "$TPID" 2>/dev/null || true
 	wait "$TPID" 2>/dev/null || true
 	TPID=
@@ -285,7 +290,9 @@ log "qemu exited rc=$qrc after ${elapsed}s"
 # The verdict.
 fails=()
 rec=$(tr -d '\r' <"$RESULTS")
-want=(refuse-sys refuse-krb5 user)
+want=(user)
+[[ ,$REFUSE, != *,sys,* ]] || want+=(refuse-sys)
+[[ ,$REFUSE, != *,krb5,* ]] || want+=(refuse-krb5)
 for vs in ${STEPS//,/ }; do
 	want+=("m-${vs/:/-}" "io-${vs/:/-}")
 done
@@ -347,6 +354,12 @@ if [[ -s $PCAP ]] && command -v tshark >/dev/null; then
 	bad=$(awk '{split($2, a, ","); if (a[2] == 1) s[a[1]] += $1; if (a[2] == 6 && a[3] == 0 && a[4] != 2) g[a[1]] += $1}
 		END {for (k in s) {n++; if (k in g) printf "connection %s: %d AUTH_SYS calls and %d krb5/krb5p DATA calls; ", k, s[k], g[k]}; if (n > 1) printf "AUTH_SYS NFS calls on %d connections", n}' "$KW/streams.txt")
 	[[ -z $bad ]] || fails+=("AUTH_SYS NFS calls beside RPCSEC_GSS ones: $bad")
+	# The refusals are the server's: LOOKUP of the export answers
+	# NFS4ERR_WRONGSEC (then SECINFO lists what it takes, and the client,
+	# told which flavour to use, gives up).
+	n=$(tshark -r "$PCAP" -d "tcp.port==$PORT,rpc" -Y 'nfs.nfsstat4 == 10016' 2>/dev/null | wc -l)
+	log "replies with NFS4ERR_WRONGSEC: $n"
+	[[ $REFUSE != *,* ]] || ((n >= 2)) || fails+=("$n NFS4ERR_WRONGSEC replies in $PCAP, want one per refusal step at least")
 else
 	fails+=("tshark or the capture missing: RPCSEC_GSS on the wire not checked (apt-get install tshark)")
 fi

@@ -56,6 +56,8 @@ bad() {
 }
 
 DEADLINE=400
+REFUSE="sys krb5"
+E2E_KRB5_DEBUG=
 KEXP=/
 SEXP=/
 STEPS="4.2:krb5p 4.2:krb5i 4.2:krb5 4.1:krb5p 3:krb5i"
@@ -64,6 +66,8 @@ for kv in $(cat /proc/cmdline); do
 	e2e_deadline=*) DEADLINE=${kv#e2e_deadline=} ;;
 	e2e_kexp=*) KEXP=${kv#e2e_kexp=} ;;
 	e2e_sexp=*) SEXP=${kv#e2e_sexp=} ;;
+	e2e_debug=1) E2E_KRB5_DEBUG=1 ;;
+	e2e_refuse=*) REFUSE=$(echo "${kv#e2e_refuse=}" | tr , ' ') ;;
 	e2e_steps=*) STEPS=$(echo "${kv#e2e_steps=}" | tr , ' ') ;;
 	esac
 done
@@ -185,22 +189,26 @@ for vs in $STEPS; do
 done
 
 # Refusals: sys on the Kerberos export, krb5 on the sys-only one.
-if out=$(timeout 90 mount.nfs "$SERVER:$KEXP" /mnt/s -o "vers=4.2,port=2049,clientaddr=$GUEST,sec=sys,timeo=100,retrans=3" 2>&1); then
-	bad refuse-sys "a sec=sys mount of the krb5 export worked: $(grep ' /mnt/s ' /proc/mounts)"
-	umount /mnt/s
-else
-	say "refuse-sys: $(echo "$out" | tr '\n' ' ')"
-	ok refuse-sys
-fi
-if out=$(timeout 90 mount.nfs "$SERVER:$SEXP" /mnt/s -o "vers=4.2,port=2049,clientaddr=$GUEST,sec=krb5,timeo=100,retrans=3" 2>&1); then
-	bad refuse-krb5 "a sec=krb5 mount of the sys-only export worked: $(grep ' /mnt/s ' /proc/mounts)"
-	umount /mnt/s
-else
-	say "refuse-krb5: $(echo "$out" | tr '\n' ' ')"
-	ok refuse-krb5
-fi
+refuse() { # STEP EXPORT SEC
+	if out=$(timeout 90 mount.nfs -v "$SERVER:$2" /mnt/s -o "vers=4.2,port=2049,clientaddr=$GUEST,sec=$3,timeo=100,retrans=3" 2>&1); then
+		bad "$1" "a sec=$3 mount of $2 worked: $(grep ' /mnt/s ' /proc/mounts)"
+		umount /mnt/s
+	else
+		say "$1: $(echo "$out" | tr '\n' ' ')"
+		ok "$1"
+	fi
+}
+[ -z "$E2E_KRB5_DEBUG" ] || { dmesg -c >/dev/null; echo 0xffff >/proc/sys/sunrpc/nfs_debug; echo 0x0400 >/proc/sys/sunrpc/rpc_debug; }
+for r in $REFUSE; do
+	case $r in
+	sys) refuse refuse-sys "$KEXP" sys ;;
+	krb5) refuse refuse-krb5 "$SEXP" krb5 ;;
+	esac
+done
+[ -z "$E2E_KRB5_DEBUG" ] || { echo 0 >/proc/sys/sunrpc/nfs_debug; echo 0 >/proc/sys/sunrpc/rpc_debug; say "---- refusals' kernel debug ----"; dmesg -c | grep -E 'lookup|secinfo|SECINFO|error|Error|status|EPERM|flavor|auth|<--|permission' | tail -n 150; }
 kmsg=$(dmesg -c)
 [ -z "$kmsg" ] || { say "---- guest kernel messages (end) ----"; echo "$kmsg" | tail -n 20; }
 say "---- rpc.gssd log: $(grep -c . /tmp/gssd.log) lines; upcalls: $(grep -c 'handle_gssd_upcall' /tmp/gssd.log) ----"
 grep -iE 'error|fail|WARN' /tmp/gssd.log | head -n 20
+[ -z "$E2E_KRB5_DEBUG" ] || { gsslog; dmesg | tail -n 300; }
 finish
