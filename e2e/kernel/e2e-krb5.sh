@@ -151,8 +151,8 @@ $DIR/s  127.0.0.1(rw,insecure,sec=sys)
 EOT
 "$BIN" exports --check "$KW/exports" >&2 || e2e_die "exports --check refused the phase's exports file"
 
-# The known bytes the guest writes: 384 KiB.
-head -c 393216 /dev/urandom >"$KW/data.bin"
+# The known bytes the guest writes (E2E_KRB5_SIZE, default 384 KiB).
+head -c "${E2E_KRB5_SIZE:-393216}" /dev/urandom >"$KW/data.bin"
 SUM=$(sha256sum <"$KW/data.bin" | cut -d' ' -f1)
 
 # The initramfs: lib.sh's (busybox, fshelper, modules) plus a second
