@@ -27,10 +27,14 @@
 # guest wrote (sha256) and the owner the principal maps to; the capture
 # of the NFS port holds RPCSEC_GSS calls (flavour 6) of each service
 # (none: krb5, integrity: krb5i, privacy: krb5p) and no AUTH_SYS NFSv4
-# COMPOUND beyond the refusal steps'; the server refused no GSS call
-# (metric rpcsec_gss_refused 0) and is alive at the end.
+# COMPOUND beyond the refusal steps'; the refusals are the server's
+# NFS4ERR_WRONGSEC; after the restart (see guest-krb5.sh) calls on the old
+# contexts were denied with RPCSEC_GSS_CREDPROBLEM/CTXPROBLEM; the
+# restarted server refused no GSS call (metric rpcsec_gss_refused 0) and
+# is alive at the end.
 #
-# Environment: E2E_KRB5_BIN (server binary; built if unset), ENGINE
+# Environment: E2E_KRB5_RESTART (1; 0: no restart step), E2E_KRB5_SIZE
+# (bytes the guest writes per step, default 384 KiB), E2E_KRB5_BIN (server binary; built if unset), ENGINE
 # (portable|uring), E2E_WORK, E2E_KRB5_TIMEOUT (default 600),
 # E2E_KRB5_STEPS (the guest's VERS:SEC mounts, comma-separated; default
 # 4.2:krb5p,4.2:krb5i,4.2:krb5,4.1:krb5p,4.0:krb5i,3:krb5p,3:krb5),
@@ -49,6 +53,7 @@ ENGINE=${ENGINE:-portable}
 TIMEOUT=${E2E_KRB5_TIMEOUT:-600}
 STEPS=${E2E_KRB5_STEPS:-4.2:krb5p,4.2:krb5i,4.2:krb5,4.1:krb5p,4.0:krb5i,3:krb5p,3:krb5}
 REFUSE=${E2E_KRB5_REFUSE:-sys,krb5}
+RESTART=${E2E_KRB5_RESTART:-1}
 WORK=${E2E_WORK:-$E2E_KDIR/.work}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
@@ -232,15 +237,52 @@ log "initramfs $(du -h "$INITRD" | cut -f1)"
 MPORT=$(e2e_free_port)
 # shellcheck disable=SC2206
 ARGS=(--exports "$KW/exports" --engine "$ENGINE" --state-dir "$KW/state" --keytab "$K/server.keytab"
-	--idmap-domain nfs.test --rpcbind=false --metrics "127.0.0.1:$MPORT" ${E2E_SERVER_ARGS:-})
+	--lease-time 15 --grace 15 --idmap-domain nfs.test --rpcbind=false --metrics "127.0.0.1:$MPORT" ${E2E_SERVER_ARGS:-})
 e2e_start_server "$BIN" "$SLOG" "${ARGS[@]}"
 PORT=$E2E_PORT
-SPID=$E2E_SPID
+echo "$E2E_SPID" >"$KW/server.pid"
+disown "$E2E_SPID" # killed on purpose: no "Killed" job message
+E2E_SPID=
 stop_all() {
-	e2e_stop_server
+	[[ -z ${WPID:-} ]] || kill "$WPID" 2>/dev/null || true
+	local pid
+	pid=$(cat "$KW/server.pid" 2>/dev/null || true)
+	[[ -z $pid ]] || kill -TERM "$pid" 2>/dev/null || true
 	kill "$KPID" 2>/dev/null || true
 	[[ -z ${TPID:-} ]] || kill -INT "$TPID" 2>/dev/null || true
 }
+# restart_server: SIGKILL (the RPCSEC_GSS contexts die with it), start
+# again on the same port and state directory, drop the marker the guest
+# waits for.
+restart_server() {
+	local pid up=
+	pid=$(cat "$KW/server.pid")
+	kill -KILL "$pid" 2>/dev/null || true
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+	echo "---- $(date +%T): killed with SIGKILL, restarting ----" >>"$SLOG"
+	"$BIN" --listen "127.0.0.1:$PORT" "${ARGS[@]}" >>"$SLOG" 2>&1 &
+	echo $! >"$KW/server.pid"
+	for _ in $(seq 1 100); do
+		if ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; then
+			up=1
+			break
+		fi
+		sleep 0.1
+	done
+	[[ -n $up ]] || log "the restarted server does not listen on $PORT"
+	: >"$DIR/k/mach/go-restart"
+	chown 65534:65534 "$DIR/k/mach/go-restart"
+	log "server (pid $pid) killed with SIGKILL and restarted (pid $(cat "$KW/server.pid")); marker mach/go-restart written"
+}
+watch() {
+	until tr -d '\r' 2>/dev/null <"$RESULTS" | grep -qxF RESTART; do sleep 0.2; done
+	restart_server
+}
+WPID=
+if [[ $RESTART == 1 ]]; then
+	watch &
+	WPID=$!
+fi
 trap stop_all EXIT
 log "server on 127.0.0.1:$PORT (metrics 127.0.0.1:$MPORT); KDC 127.0.0.1:$KPORT"
 
@@ -263,7 +305,7 @@ QEMU=(
 	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
 	-display none
 	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/krb5-init e2e_kexp=$DIR/k e2e_sexp=$DIR/s e2e_steps=$STEPS e2e_debug=${E2E_KRB5_DEBUG:-0} e2e_refuse=$REFUSE e2e_deadline=$((TIMEOUT - 20))"
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/krb5-init e2e_kexp=$DIR/k e2e_sexp=$DIR/s e2e_steps=$STEPS e2e_debug=${E2E_KRB5_DEBUG:-0} e2e_refuse=$REFUSE e2e_restart=$RESTART e2e_deadline=$((TIMEOUT - 20))"
 	-netdev "$netdev"
 	-device virtio-net-pci,netdev=n0
 	-serial stdio
@@ -285,12 +327,15 @@ if [[ -n $TPID ]]; then
 	wait "$TPID" 2>/dev/null || true
 	TPID=
 fi
+[[ -z $WPID ]] || kill "$WPID" 2>/dev/null || true
+WPID=
 log "qemu exited rc=$qrc after ${elapsed}s"
 
 # The verdict.
 fails=()
 rec=$(tr -d '\r' <"$RESULTS")
 want=(user)
+[[ $RESTART != 1 ]] || want+=(restart restart-mach restart-user)
 [[ ,$REFUSE, != *,sys,* ]] || want+=(refuse-sys)
 [[ ,$REFUSE, != *,krb5,* ]] || want+=(refuse-krb5)
 for vs in ${STEPS//,/ }; do
@@ -320,6 +365,10 @@ for vs in ${STEPS//,/ }; do
 	keep "$DIR/k/mach/keep-${vs/:/-}.bin" 65534:65534
 done
 keep "$DIR/k/user/keep-user.bin" "$DUID:$DGID"
+if [[ $RESTART == 1 ]]; then
+	keep "$DIR/k/mach/keep-restart.bin" 65534:65534
+	keep "$DIR/k/user/keep-user-restart.bin" "$DUID:$DGID"
+fi
 left=$(find "$DIR" -name 'tmp-*' -o -name 'small-*')
 [[ -z $left ]] || fails+=("files the guest removed or renamed are still there: $left")
 
@@ -357,6 +406,15 @@ if [[ -s $PCAP ]] && command -v tshark >/dev/null; then
 	# The refusals are the server's: LOOKUP of the export answers
 	# NFS4ERR_WRONGSEC (then SECINFO lists what it takes, and the client,
 	# told which flavour to use, gives up).
+	if [[ $RESTART == 1 ]]; then
+		# After the restart the old contexts' calls are denied with
+		# RPCSEC_GSS_CREDPROBLEM (13) or CTXPROBLEM (14), so that the
+		# client makes new ones.
+		n=$(tshark -r "$PCAP" -d "tcp.port==$PORT,rpc" -Y 'rpc.replystat == 1 && (rpc.state_auth == 13 || rpc.state_auth == 14)' 2>/dev/null | wc -l)
+		log "calls denied with RPCSEC_GSS_CREDPROBLEM/CTXPROBLEM (the restart): $n"
+		((n > 0)) || fails+=("no call denied with RPCSEC_GSS_CREDPROBLEM or CTXPROBLEM in $PCAP after the restart")
+		grep -q 'grace period ended' "$SLOG" || fails+=("the restarted server's log has no 'grace period ended'")
+	fi
 	n=$(tshark -r "$PCAP" -d "tcp.port==$PORT,rpc" -Y 'nfs.nfsstat4 == 10016' 2>/dev/null | wc -l)
 	log "replies with NFS4ERR_WRONGSEC: $n"
 	[[ $REFUSE != *,* ]] || ((n >= 2)) || fails+=("$n NFS4ERR_WRONGSEC replies in $PCAP, want one per refusal step at least")
@@ -367,7 +425,7 @@ m=$(curl -s "http://127.0.0.1:$MPORT/metrics" | grep -E '^nfsd_uring_rpcsec_gss'
 log "metrics: $(tr '\n' ' ' <<<"$m")"
 r=$(awk '$1 == "nfsd_uring_rpcsec_gss_refused" {print $2}' <<<"$m")
 [[ $r == 0 ]] || fails+=("the server refused RPCSEC_GSS calls: rpcsec_gss_refused $r")
-kill -0 "$SPID" 2>/dev/null || fails+=("the server is not running at the end")
+kill -0 "$(cat "$KW/server.pid")" 2>/dev/null || fails+=("the server is not running at the end")
 if ((${#fails[@]})); then
 	{
 		echo
@@ -379,4 +437,4 @@ if ((${#fails[@]})); then
 	grep -E 'level=(WARN|ERROR)' "$SLOG" | tail -n 30 >&2 || true
 	exit 1
 fi
-echo "================ e2e (kernel client) PASSED: Kerberos phase (rpc.gssd: mounts ${STEPS//,/ }; machine and user credentials; sys/krb5 refusals) in $((SECONDS - T0))s (guest ${elapsed}s) ================"
+echo "================ e2e (kernel client) PASSED: Kerberos phase (rpc.gssd: mounts ${STEPS//,/ }; machine and user credentials; new contexts after a server kill -9; sys/krb5 refusals) in $((SECONDS - T0))s (guest ${elapsed}s) ================"

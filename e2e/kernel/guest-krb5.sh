@@ -21,6 +21,8 @@
 #             bytes and owner), create and rm a small file
 #   user      (on the 4.2 krb5p mount) as uid 1 with daemon@REALM's
 #             ticket, in user/: the same, keep-user.bin owned by uid 1
+#   restart   (after user, on the first mount) the host restarts the
+#             server: see restart_step
 #   refuse-sys    a sec=sys mount of the krb5 export fails
 #   refuse-krb5   a sec=krb5 mount of the sys-only export fails
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
@@ -56,6 +58,7 @@ bad() {
 }
 
 DEADLINE=400
+RESTART=1
 REFUSE="sys krb5"
 E2E_KRB5_DEBUG=
 KEXP=/
@@ -67,6 +70,7 @@ for kv in $(cat /proc/cmdline); do
 	e2e_kexp=*) KEXP=${kv#e2e_kexp=} ;;
 	e2e_sexp=*) SEXP=${kv#e2e_sexp=} ;;
 	e2e_debug=1) E2E_KRB5_DEBUG=1 ;;
+	e2e_restart=0) RESTART= ;;
 	e2e_refuse=*) REFUSE=$(echo "${kv#e2e_refuse=}" | tr , ' ') ;;
 	e2e_steps=*) STEPS=$(echo "${kv#e2e_steps=}" | tr , ' ') ;;
 	esac
@@ -167,6 +171,34 @@ io() {
 	ok "$st"
 }
 
+# restart (on the first mount): the host kills the server (SIGKILL: every
+# RPCSEC_GSS context is gone) and starts it again on the same port and
+# state directory; the kernel's calls on the old contexts are refused
+# (RPCSEC_GSS_CREDPROBLEM / CTXPROBLEM), rpc.gssd makes new ones, the
+# client reclaims its state; then the machine credential and uid 1 write
+# and read back again (keep-restart.bin, keep-user-restart.bin).
+restart_step() {
+	res RESTART
+	i=0
+	while [ ! -e $M/mach/go-restart ] && [ $i -lt 120 ]; do
+		sleep 1
+		echo 6 >/proc/sys/vm/drop_caches
+		ls $M/mach >/dev/null 2>&1
+		i=$((i + 1))
+	done
+	if [ ! -e $M/mach/go-restart ]; then
+		bad restart "no go-restart marker from the host after 120 s: $(ls $M/mach 2>&1 | tr '\n' ' ')"
+		gsslog
+		return
+	fi
+	say "restart: the host says the server restarted ($(now)s)"
+	e=
+	io restart-mach $M/mach restart 65534:65534 || e=1
+	io restart-user $M/user user-restart 1:1 fshelper runas 1 1 || e=1
+	[ -n "$e" ] || ok restart
+	say "restart: rpc.gssd upcalls so far: $(grep -c 'handle_gssd_upcall' /tmp/gssd.log)"
+}
+
 first=1
 for vs in $STEPS; do
 	v=${vs%%:*} sec=${vs#*:}
@@ -182,6 +214,7 @@ for vs in $STEPS; do
 		first=
 		# uid 1's calls: rpc.gssd finds /tmp/krb5cc_1 (owned by uid 1).
 		io user $M/user user 1:1 fshelper runas 1 1
+		[ -z "$RESTART" ] || restart_step
 	fi
 	kmsg=$(dmesg -c)
 	[ -z "$kmsg" ] || { say "---- guest kernel messages ($n) ----"; echo "$kmsg" | tail -n 20; }
