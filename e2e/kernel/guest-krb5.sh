@@ -182,7 +182,7 @@ restart_step() {
 	i=0
 	while [ ! -e $M/mach/go-restart ] && [ $i -lt 120 ]; do
 		sleep 1
-		echo 6 >/proc/sys/vm/drop_caches
+		echo 3 >/proc/sys/vm/drop_caches
 		ls $M/mach >/dev/null 2>&1
 		i=$((i + 1))
 	done
