@@ -42,7 +42,8 @@
 # (the guest prints rpc.gssd's log, a krb5 trace and the kernel's NFS
 # debug messages of the refusals), E2E_SERVER_ARGS,
 # E2E_MEM, E2E_SMP. Logs in .work/krb5/. Needs root (the server acts as
-# the mapped users), krb5-kdc, krb5-admin-server, krb5-user, nfs-common.
+# the mapped users) and the Debian packages krb5-kdc, krb5-admin-server,
+# krb5-user, nfs-common, keyutils, tshark, curl (installed when missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=lib.sh
@@ -82,9 +83,10 @@ fi
 BIN=$E2E_KRB5_BIN
 
 e2e_host_deps
-# The KDC, kinit, and rpc.gssd and mount.nfs for the guest (with their
-# shared libraries).
-e2e_need_pkgs krb5-kdc krb5-admin-server krb5-user nfs-common
+# The KDC, kinit, and rpc.gssd, mount.nfs, nfsidmap (nfs-common) and
+# request-key (keyutils) for the guest (with their shared libraries);
+# tshark reads the capture, curl the metrics.
+e2e_need_pkgs krb5-kdc krb5-admin-server krb5-user nfs-common keyutils tshark curl
 export PATH=$PATH:/usr/sbin:/sbin
 e2e_kernel
 log "kernel $E2E_KVER"
