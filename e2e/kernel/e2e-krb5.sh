@@ -11,12 +11,16 @@
 # guest's machine principal nfs/nfs-client.test (a keytab copied into the
 # initramfs as /etc/krb5.keytab: rpc.gssd uses it for root) and
 # daemon@REALM (a ticket-granting ticket got here with kinit and copied
-# into the guest as /tmp/krb5cc_1: rpc.gssd uses it for uid 1; the server
+# into the guest, /tmp/krb5cc_1 there: rpc.gssd uses it for uid 1; the server
 # maps daemon@REALM to the host's user daemon, uid 1). The server
 # (--exports) exports DIR/k with sec=krb5p:krb5i:krb5 and DIR/s with
 # sec=sys, both root_squash (the default): the machine credential maps to
 # the anonymous ids (65534) anyway, so DIR/k/mach is owned by 65534 and
 # DIR/k/user by uid 1.
+#
+# The server runs with --idmap-domain nfs.test, the guest's nfsidmap
+# (through request-key) with Domain = nfs.test, so owners read as names
+# (nobody, daemon) map to the guest's ids.
 #
 # Guest: the mounts and writes of guest-krb5.sh (see there). Networking:
 # qemu user net (restrict=on), guestfwd 10.0.2.100:2049 -> the server,
@@ -34,8 +38,9 @@
 # is alive at the end.
 #
 # Environment: E2E_KRB5_RESTART (1; 0: no restart step), E2E_KRB5_SIZE
-# (bytes the guest writes per step, default 384 KiB), E2E_KRB5_BIN (server binary; built if unset), ENGINE
-# (portable|uring), E2E_WORK, E2E_KRB5_TIMEOUT (default 600),
+# (bytes the guest writes per step, default 384 KiB), E2E_KRB5_BIN
+# (server binary; built if unset), ENGINE (portable|uring), E2E_WORK,
+# E2E_KRB5_TIMEOUT (default 600),
 # E2E_KRB5_STEPS (the guest's VERS:SEC mounts, comma-separated; default
 # 4.2:krb5p,4.2:krb5i,4.2:krb5,4.1:krb5p,4.0:krb5i,3:krb5p,3:krb5),
 # E2E_KRB5_REFUSE (the refusal steps, default sys,krb5), E2E_KRB5_DEBUG=1

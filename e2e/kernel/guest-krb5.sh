@@ -6,8 +6,9 @@
 #
 # The guest is nfs-client.test (10.0.2.15); /etc/krb5.keytab holds its
 # machine principal nfs/nfs-client.test, which rpc.gssd uses for root
-# (uid 0); /tmp/krb5cc_1 is a ticket-granting ticket of daemon@REALM for
-# uid 1 (made on the host). The server is nfs-server.test = 10.0.2.100
+# (uid 0); /krb5cc_1 (copied to /tmp/krb5cc_1, owned by uid 1, where
+# rpc.gssd looks) is a ticket-granting ticket of daemon@REALM for uid 1
+# (made on the host). The server is nfs-server.test = 10.0.2.100
 # (guestfwd port 2049 to the server), the KDC 10.0.2.101:88 (guestfwd to
 # the host's krb5kdc; TCP only).
 #
@@ -17,8 +18,10 @@
 #   io-V-SEC  as root (the machine credential: the server maps it to the
 #             anonymous ids) in mach/: write /data.bin (known bytes from
 #             the host), drop the page cache, read it back byte-exact,
-#             ls -l, rename it to keep-V-SEC.bin (the host checks its
-#             bytes and owner), create and rm a small file
+#             ls -l, the owner as the client shows it (65534:65534 through
+#             nfsidmap; the server sends names to Kerberos callers), rename
+#             it to keep-V-SEC.bin (the host checks its bytes and owner),
+#             create and rm a small file
 #   user      (on the 4.2 krb5p mount) as uid 1 with daemon@REALM's
 #             ticket, in user/: the same, keep-user.bin owned by uid 1
 #   restart   (after user, on the first mount) the host restarts the
