@@ -73,6 +73,13 @@ e2e-nlm:
 e2e-ktls:
 	bash e2e/kernel/ktls.sh
 
+# e2e-krb5: Kerberos with the Linux 6.12 client and rpc.gssd: mounts with
+# sec=krb5p, krb5i, krb5 (4.2, 4.1, 4.0, 3), machine and user credentials,
+# new contexts after a server kill -9, sec= refusals (root; MIT KDC); ~1 min.
+.PHONY: e2e-krb5
+e2e-krb5:
+	ENGINE=$(ENGINE) bash e2e/kernel/e2e-krb5.sh
+
 # e2e-tlshd: the Linux 6.12 NFS client over RPC-with-TLS as users run it
 # (mount.nfs xprtsec=tls and mtls; tlshd from e2e/tlshd, built in ~2 s;
 # kTLS in the guest), against this host's server (user-space TLS: no tls
