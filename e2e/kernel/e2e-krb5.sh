@@ -262,21 +262,10 @@ stop_all() {
 # again on the same port and state directory, drop the marker the guest
 # waits for.
 restart_server() {
-	local pid up=
+	local pid
 	pid=$(cat "$KW/server.pid")
-	kill -KILL "$pid" 2>/dev/null || true
-	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-	echo "---- $(date +%T): killed with SIGKILL, restarting ----" >>"$SLOG"
-	"$BIN" --listen "127.0.0.1:$PORT" "${ARGS[@]}" >>"$SLOG" 2>&1 &
-	echo $! >"$KW/server.pid"
-	for _ in $(seq 1 100); do
-		if ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; then
-			up=1
-			break
-		fi
-		sleep 0.1
-	done
-	[[ -n $up ]] || log "the restarted server does not listen on $PORT"
+	e2e_kill_restart "$KW/server.pid" "$SLOG" "$BIN" "$PORT" "${ARGS[@]}" ||
+		log "the restarted server does not listen on $PORT"
 	: >"$DIR/k/mach/go-restart"
 	chown 65534:65534 "$DIR/k/mach/go-restart"
 	log "server (pid $pid) killed with SIGKILL and restarted (pid $(cat "$KW/server.pid")); marker mach/go-restart written"
@@ -305,29 +294,7 @@ fi
 netdev="user,id=n0,restrict=on,net=10.0.2.0/24"
 netdev+=",guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 netdev+=",guestfwd=tcp:10.0.2.101:88-cmd:nc 127.0.0.1 $KPORT"
-QEMU=(
-	qemu-system-x86_64
-	-nodefaults -no-user-config -no-reboot
-	-machine pc -accel tcg -cpu max
-	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
-	-display none
-	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/krb5-init e2e_kexp=$DIR/k e2e_sexp=$DIR/s e2e_steps=$STEPS e2e_debug=${E2E_KRB5_DEBUG:-0} e2e_refuse=$REFUSE e2e_restart=$RESTART e2e_deadline=$((TIMEOUT - 20))"
-	-netdev "$netdev"
-	-device virtio-net-pci,netdev=n0
-	-serial stdio
-	-serial "file:$RESULTS"
-	-pidfile "$KW/qemu.pid"
-)
-printf '[e2e] qemu command line:\n ' >&2
-printf ' %q' timeout -k 10 "$TIMEOUT" "${QEMU[@]}" >&2
-printf '\n' >&2
-start=$SECONDS
-set +e
-timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null 2>&1 | tee "$CONSOLE"
-qrc=${PIPESTATUS[0]}
-set -e
-elapsed=$((SECONDS - start))
+e2e_qemu "$netdev" "rdinit=/krb5-init e2e_kexp=$DIR/k e2e_sexp=$DIR/s e2e_steps=$STEPS e2e_debug=${E2E_KRB5_DEBUG:-0} e2e_refuse=$REFUSE e2e_restart=$RESTART e2e_deadline=$((TIMEOUT - 20))" "$RESULTS" "$CONSOLE" "$KW/qemu.pid"
 if [[ -n $TPID ]]; then
 	sleep 1 # the last packets reach the file
 	kill -INT "$TPID" 2>/dev/null || true

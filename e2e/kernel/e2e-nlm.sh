@@ -164,23 +164,12 @@ log "server on 127.0.0.1:$PORT; portmapper 127.0.0.1:$PMAP; guest rpcbind at 127
 # wait for the SM_NOTIFY to the guest, then for the grace period's end,
 # and drop the marker the guest waits for.
 restart_server() {
-	local pid up= t i
-	pid=$(cat "$NW/server.pid")
-	kill -KILL "$pid" 2>/dev/null || true
-	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-	log "server (pid $pid) killed with SIGKILL; hosts file: $(tr '\n' ' ' <"$NW/state/nlm-hosts" 2>/dev/null)"
-	echo "---- $(date +%T): killed with SIGKILL, restarting ----" >>"$SLOG"
+	local t i
+	# (SIGKILL writes nothing: the file now is what the restart reads.)
+	log "killing the server; hosts file: $(tr '\n' ' ' <"$NW/state/nlm-hosts" 2>/dev/null)"
 	t=$SECONDS
-	"$BIN" --listen "127.0.0.1:$PORT" "${ARGS[@]}" >>"$SLOG" 2>&1 &
-	echo $! >"$NW/server.pid"
-	for _ in $(seq 1 100); do
-		if ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; then
-			up=1
-			break
-		fi
-		sleep 0.1
-	done
-	[[ -n $up ]] || log "the restarted server does not listen on $PORT"
+	e2e_kill_restart "$NW/server.pid" "$SLOG" "$BIN" "$PORT" "${ARGS[@]}" ||
+		log "the restarted server does not listen on $PORT"
 	log "server restarted (pid $(cat "$NW/server.pid"))"
 	for ((i = 0; i < 120; i++)); do
 		grep -q 'nsm: host notified of the restart' "$SLOG" && break
@@ -227,29 +216,7 @@ netdev+=",guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
 netdev+=",guestfwd=tcp:10.0.2.100:111-cmd:nc 127.0.0.1 $PMAP"
 # The server asks rpcbind and sends SM_NOTIFY over UDP only.
 netdev+=",hostfwd=udp:127.0.0.1:$RPCB-:111,hostfwd=udp:127.0.0.1:$SP-:$SP"
-QEMU=(
-	qemu-system-x86_64
-	-nodefaults -no-user-config -no-reboot
-	-machine pc -accel tcg -cpu max
-	-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
-	-display none
-	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/nlm-init e2e_statd=$SP e2e_deadline=$((TIMEOUT - 20))"
-	-netdev "$netdev"
-	-device virtio-net-pci,netdev=n0
-	-serial stdio
-	-serial "file:$RESULTS"
-	-pidfile "$NW/qemu.pid"
-)
-printf '[e2e] qemu command line:\n ' >&2
-printf ' %q' timeout -k 10 "$TIMEOUT" "${QEMU[@]}" >&2
-printf '\n' >&2
-start=$SECONDS
-set +e
-timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null 2>&1 | tee "$CONSOLE"
-qrc=${PIPESTATUS[0]}
-set -e
-elapsed=$((SECONDS - start))
+e2e_qemu "$netdev" "rdinit=/nlm-init e2e_statd=$SP e2e_deadline=$((TIMEOUT - 20))" "$RESULTS" "$CONSOLE" "$NW/qemu.pid"
 kill "$WPID" 2>/dev/null || true
 wait "$WPID" 2>/dev/null || true
 WPID=

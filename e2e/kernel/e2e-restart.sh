@@ -48,21 +48,10 @@ PORT=$E2E_PORT
 
 # restart_server V: SIGKILL the server, start it again on the same port.
 restart_server() {
-	local v=$1 pid up=
-	pid=$(cat "$RWORK/server.pid")
-	kill -KILL "$pid" 2>/dev/null || true
-	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-	echo "---- $(date +%T) v$v: killed with SIGKILL, restarting ----" >>"$SLOG"
-	"$E2E_RESTART_BIN" --listen "127.0.0.1:$PORT" "${ARGS[@]}" >>"$SLOG" 2>&1 &
-	echo $! >"$RWORK/server.pid"
-	for _ in $(seq 1 100); do
-		if ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; then
-			up=1
-			break
-		fi
-		sleep 0.1
-	done
-	[[ -n $up ]] || echo "$(date +%T) v$v: the restarted server does not listen on $PORT" >>"$RWORK/host.log"
+	local v=$1
+	echo "---- $(date +%T) v$v ----" >>"$SLOG"
+	e2e_kill_restart "$RWORK/server.pid" "$SLOG" "$E2E_RESTART_BIN" "$PORT" "${ARGS[@]}" ||
+		echo "$(date +%T) v$v: the restarted server does not listen on $PORT" >>"$RWORK/host.log"
 	: >"$RWORK/export/restarted-v$v"
 	echo "$(date +%T) v$v: server restarted (pid $(cat "$RWORK/server.pid")), marker written" >>"$RWORK/host.log"
 }

@@ -233,22 +233,9 @@ scrape() {
 }
 : >"$NW/metrics-before.txt"
 restart_server() {
-	local pid up=
-	pid=$(cat "$NW/server.pid")
 	scrape | grep -E '^nfsd_uring_rpctls_' >"$NW/metrics-before.txt" || true
-	kill -KILL "$pid" 2>/dev/null || true
-	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-	echo "---- $(date +%T): killed with SIGKILL, restarting ----" >>"$SLOG"
-	"$BIN" --listen "127.0.0.1:$PORT" "${ARGS[@]}" >>"$SLOG" 2>&1 &
-	echo $! >"$NW/server.pid"
-	for _ in $(seq 1 100); do
-		if ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .; then
-			up=1
-			break
-		fi
-		sleep 0.1
-	done
-	[[ -n $up ]] || log "the restarted server does not listen on $PORT"
+	e2e_kill_restart "$NW/server.pid" "$SLOG" "$BIN" "$PORT" "${ARGS[@]}" ||
+		log "the restarted server does not listen on $PORT"
 	: >"$NW/x/tls/restarted"
 	log "server killed (SIGKILL) and restarted (pid $(cat "$NW/server.pid")); tls/restarted created"
 }
@@ -287,29 +274,11 @@ fi
 
 netdev="user,id=n0,restrict=on,net=10.0.2.0/24"
 netdev+=",guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"
-append="console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/tlshd-init e2e_deadline=$((TIMEOUT - 20)) e2e_tls=$NW/x/tls"
+append="rdinit=/tlshd-init e2e_deadline=$((TIMEOUT - 20)) e2e_tls=$NW/x/tls"
 ((MTLS)) && append+=" e2e_mtls=$NW/x/mtls"
 ((LOCAL)) && append+=" e2e_local=$LOCAL_ENGINE"
 ((RESTART)) && append+=" e2e_restart=1"
-QEMU=(
-	qemu-system-x86_64
-	-nodefaults -no-user-config -no-reboot
-	-machine pc -accel tcg -cpu max
-	-m "${E2E_MEM:-1024}" -smp 1
-	-display none
-	-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
-	-append "$append"
-	-netdev "$netdev"
-	-device virtio-net-pci,netdev=n0
-	-serial stdio
-	-serial "file:$RESULTS"
-)
-start=$SECONDS
-set +e
-timeout -k 10 "$TIMEOUT" "${QEMU[@]}" </dev/null 2>&1 | tee "$CONSOLE" | grep --line-buffered -E 'E2E-TLSHD|tlshd|RPC|NFS|TLS' >&2
-qrc=${PIPESTATUS[0]}
-set -e
-elapsed=$((SECONDS - start))
+E2E_SMP=1 e2e_qemu "$netdev" "$append" "$RESULTS" "$CONSOLE" "" 'E2E-TLSHD|tlshd|RPC|NFS|TLS'
 log "qemu exited rc=$qrc after ${elapsed}s"
 if [[ -n $WPID ]]; then
 	kill "$WPID" 2>/dev/null || true

@@ -328,3 +328,61 @@ e2e_server_verdict() {
 	((rc != 0)) || rc=1
 	return "$rc"
 }
+
+# e2e_qemu NETDEV APPEND RESULTS CONSOLE [PIDFILE [SHOW]]: boots the guest
+# (TCG, $E2E_VMLINUZ with the initramfs $INITRD, one virtio NIC on NETDEV,
+# kernel command line "console=ttyS0 panic=-1 quiet loglevel=4 APPEND")
+# under `timeout $TIMEOUT`; its console goes to CONSOLE and to stdout (only
+# the lines matching the regex SHOW, to stderr, when given), its second
+# serial port (the guest's result records) to RESULTS. Sets qrc (124 on
+# timeout) and elapsed (seconds).
+e2e_qemu() {
+	local netdev=$1 append=$2 results=$3 console=$4 pidfile=${5:-} show=${6:-}
+	local cmd=(
+		qemu-system-x86_64
+		-nodefaults -no-user-config -no-reboot
+		-machine pc -accel tcg -cpu max
+		-m "${E2E_MEM:-1024}" -smp "${E2E_SMP:-1}"
+		-display none
+		-kernel "$E2E_VMLINUZ" -initrd "$INITRD"
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 $append"
+		-netdev "$netdev"
+		-device virtio-net-pci,netdev=n0
+		-serial stdio
+		-serial "file:$results"
+	)
+	[[ -z $pidfile ]] || cmd+=(-pidfile "$pidfile")
+	printf '[e2e] qemu command line:\n ' >&2
+	printf ' %q' timeout -k 10 "$TIMEOUT" "${cmd[@]}" >&2
+	printf '\n' >&2
+	local start=$SECONDS
+	set +e
+	if [[ -n $show ]]; then
+		timeout -k 10 "$TIMEOUT" "${cmd[@]}" </dev/null 2>&1 | tee "$console" | grep --line-buffered -E "$show" >&2
+	else
+		timeout -k 10 "$TIMEOUT" "${cmd[@]}" </dev/null 2>&1 | tee "$console"
+	fi
+	qrc=${PIPESTATUS[0]}
+	set -e
+	elapsed=$((SECONDS - start))
+}
+
+# e2e_kill_restart PIDFILE SLOG BIN PORT [ARGS...]: kills the server whose
+# pid PIDFILE holds with SIGKILL, waits for it to go, and starts BIN again on
+# 127.0.0.1:PORT with ARGS (its log appended to SLOG, after a marker line),
+# writing the new pid to PIDFILE; fails when it does not listen within 10 s.
+e2e_kill_restart() {
+	local pidfile=$1 slog=$2 bin=$3 port=$4 pid
+	shift 4
+	pid=$(cat "$pidfile")
+	kill -KILL "$pid" 2>/dev/null || true
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+	echo "---- $(date +%T): killed with SIGKILL, restarting ----" >>"$slog"
+	"$bin" --listen "127.0.0.1:$port" "$@" >>"$slog" 2>&1 &
+	echo $! >"$pidfile"
+	for _ in $(seq 1 100); do
+		ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
