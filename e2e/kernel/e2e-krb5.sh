@@ -101,7 +101,10 @@ DGID=$(id -g daemon)
 
 # The KDC.
 KPORT=$(e2e_free_port)
-cat >"$K/krb5.conf" <<CONF
+# krb5_conf KDC: a krb5.conf for the realm with its KDC at KDC (TCP only:
+# guestfwd carries no UDP), on stdout; the host's and the guest's.
+krb5_conf() {
+	cat <<CONF
 [libdefaults]
 	default_realm = $REALM
 	dns_lookup_realm = false
@@ -112,9 +115,11 @@ cat >"$K/krb5.conf" <<CONF
 	permitted_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
 [realms]
 	$REALM = {
-		kdc = 127.0.0.1:$KPORT
+		kdc = $1
 	}
 CONF
+}
+krb5_conf "127.0.0.1:$KPORT" >"$K/krb5.conf"
 cat >"$K/kdc.conf" <<CONF
 [kdcdefaults]
 	kdc_listen = 127.0.0.1:$KPORT
@@ -212,23 +217,14 @@ EOF
 printf 'root:x:0:\ndaemon:x:1:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
 printf 'passwd: files\ngroup: files\nhosts: files\n' >"$STAGE/etc/nsswitch.conf"
 printf '127.0.0.1 localhost\n10.0.2.15 nfs-client.test nfs-client\n10.0.2.100 nfs-server.test\n10.0.2.101 kdc.test\n' >"$STAGE/etc/hosts"
-cat >"$STAGE/etc/krb5.conf" <<CONF
-[libdefaults]
-	default_realm = $REALM
-	dns_lookup_realm = false
-	dns_lookup_kdc = false
-	rdns = false
-	dns_canonicalize_hostname = false
-	udp_preference_limit = 1
-	permitted_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
-[realms]
-	$REALM = {
-		kdc = 10.0.2.101:88
-	}
+{
+	krb5_conf 10.0.2.101:88
+	cat <<CONF
 [domain_realm]
 	.test = $REALM
 	test = $REALM
 CONF
+} >"$STAGE/etc/krb5.conf"
 printf '[general]\npipefs-directory=/run/rpc_pipefs\n' >"$STAGE/etc/nfs.conf"
 cp "$K/client.keytab" "$STAGE/etc/krb5.keytab"
 chmod 600 "$STAGE/etc/krb5.keytab"
@@ -284,12 +280,7 @@ log "server on 127.0.0.1:$PORT (metrics 127.0.0.1:$MPORT); KDC 127.0.0.1:$KPORT"
 
 # The capture of the NFS port: the verdict counts RPCSEC_GSS calls in it.
 PCAP=$KW/krb5.pcap
-TPID=
-if command -v tcpdump >/dev/null; then
-	tcpdump -i lo -n -s 0 -U --immediate-mode -w "$PCAP" "tcp port $PORT" >"$KW/tcpdump.log" 2>&1 &
-	TPID=$!
-	sleep 0.5
-fi
+E2E_PCAP=1 e2e_pcap "$PCAP" 0 "tcp port $PORT" # the verdict needs it
 
 netdev="user,id=n0,restrict=on,net=10.0.2.0/24"
 netdev+=",guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"

@@ -197,12 +197,7 @@ WPID=$!
 
 # A capture of the NFS, NLM and NSM traffic on lo, for post-mortems.
 PCAP=$NW/nlm.pcap
-TPID=
-if [[ ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null; then
-	tcpdump -i lo -n -s 512 -U -w "$PCAP" "port $PORT or port $PMAP or port $RPCB or port $SP" >"$NW/tcpdump.log" 2>&1 &
-	TPID=$!
-	sleep 0.5
-fi
+e2e_pcap "$PCAP" 512 "port $PORT or port $PMAP or port $RPCB or port $SP"
 
 # restrict=off (E2E_NLM_RESTRICT=on to see why): in restricted mode
 # libslirp's udp_input drops every UDP datagram the guest sends, before

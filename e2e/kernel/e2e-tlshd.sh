@@ -265,12 +265,7 @@ if ((RESTART)); then
 fi
 
 PCAP=$NW/tlshd.pcap
-TPID=
-if [[ ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null; then
-	tcpdump -i lo -n -s 0 -U -w "$PCAP" "tcp port $PORT" >"$NW/tcpdump.log" 2>&1 &
-	TPID=$!
-	sleep 0.5
-fi
+e2e_pcap "$PCAP" 0 "tcp port $PORT"
 
 netdev="user,id=n0,restrict=on,net=10.0.2.0/24"
 netdev+=",guestfwd=tcp:10.0.2.100:2049-cmd:nc 127.0.0.1 $PORT"

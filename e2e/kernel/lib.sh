@@ -386,3 +386,14 @@ e2e_kill_restart() {
 	done
 	return 1
 }
+
+# e2e_pcap FILE SNAPLEN FILTER: captures FILTER on lo into FILE in the
+# background (its log beside it, FILE.log) and sets TPID ("" when tcpdump is
+# missing or E2E_PCAP=0).
+e2e_pcap() {
+	TPID=
+	[[ ${E2E_PCAP:-1} == 1 ]] && command -v tcpdump >/dev/null || return 0
+	tcpdump -i lo -n -s "$2" -U --immediate-mode -w "$1" "$3" >"$1.log" 2>&1 &
+	TPID=$!
+	sleep 0.5
+}
