@@ -27,12 +27,17 @@ for pkg in $($GO list ./...); do
 		for try in 1 2 3; do
 			echo "fuzz $pkg $f"
 			rc=0
-			$GO test -run XXX -fuzz "^$f\$" -fuzztime "$FUZZTIME" "$pkg" 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
-			((rc != 0)) || break
-			if ((try < 3)) && deadline_race; then
+			$GO test -run XXX -fuzz "^$f\$" -fuzztime "$FUZZTIME" "$pkg" >"$out" 2>&1 || rc=$?
+			if ((rc != 0 && try < 3)) && deadline_race; then
+				# Not a failing test: its FAIL lines are shown as the
+				# rerun they lead to, so that CI's report of failing
+				# tests does not list a target that passed.
+				sed -E 's/^(--- )?FAIL/\1RERUN (not a failure)/' "$out"
 				echo "fuzz: $f: 'context deadline exceeded' with no failing input written (Go's coordinator race): running it again"
 				continue
 			fi
+			cat "$out"
+			((rc != 0)) || break
 			exit "$rc"
 		done
 	done

@@ -189,7 +189,7 @@ func (c *compound) gate40(info *opInfo) nfs4.Status {
 				return nfs4.ErrBadStateid
 			}
 			c.bind40(o.client)
-			if op := c.opNum(info); (op == nfs4.OpRead || op == nfs4.OpWrite) && sid.Seqid != 0 && sid.Seqid < o.seq.Load() {
+			if op := c.opNum(info); (op == nfs4.OpRead || op == nfs4.OpWrite) && sid.Seqid != 0 && sid.Seqid <= o.seq.Load() {
 				c.currentSeqid40()
 			}
 			return nfs4.OK
@@ -246,7 +246,11 @@ func openArgs40(a *openArgs) nfs4.Status {
 // current one whatever the seqid, so nothing is allowed that the open
 // does not allow now. The seqid is set to 0 ("the current one") in the
 // request itself, where the handler reads it: the record is the
-// server's until the reply is sent.
+// server's until the reply is sent. A seqid that is current when gate40
+// looks is set to 0 as well: an OPEN running beside the READ or WRITE
+// may move the open on before the handler looks again (seqids only
+// grow), which answered NFS4ERR_OLD_STATEID to a WRITE the client sent
+// with the newest stateid it had.
 func (c *compound) currentSeqid40() {
 	if b := c.d.Rest(); len(b) >= 4 {
 		binary.BigEndian.PutUint32(b, 0)

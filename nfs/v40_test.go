@@ -2,6 +2,8 @@ package nfs
 
 import (
 	"bytes"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -511,6 +513,61 @@ func TestV40SpecialStateid(t *testing.T) {
 		})
 		if st != nfs4.OK {
 			t.Errorf("SETATTR with stateid %+v: %d", sid, st)
+		}
+	}
+}
+
+// TestV40WriteDuringUpgrade: WRITEs carrying the newest open stateid the
+// client has while its own OPENs of the file run beside them (the Linux
+// 4.0 client's I/O and its OPEN upgrades, on one connection) are all
+// taken: an OPEN moving the seqid on between the WRITE's check of the
+// client and its handler's check of the stateid answered
+// NFS4ERR_OLD_STATEID (seen once in CI's kernel e2e). Run with -race.
+func TestV40WriteDuringUpgrade(t *testing.T) {
+	h := newHarness(t)
+	id := h.client40("c1")
+	_, sid, _, fh := h.open40(id, "oo", 1, "f")
+	_, csid, _ := h.seqOp40(fh, nfs4.OpOpenConfirm, openConfirm40(sid, 2))
+	var newest atomic.Pointer[nfs4.Stateid]
+	newest.Store(&csid)
+	const upgrades = 300
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		o := h.peer(0, "opener")
+		for seq := uint32(3); seq < 3+upgrades; seq++ {
+			st, sid, _, _ := o.open40(id, "oo", seq, "f")
+			if st != nfs4.OK {
+				t.Errorf("OPEN seqid %d: %d", seq, st)
+				return
+			}
+			newest.Store(&sid)
+		}
+	}()
+	w := h.peer(0, "writer")
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	defer func() { <-done }() // the opener uses the server the test's cleanup removes
+	for n := 0; ; n++ {
+		select {
+		case <-done:
+			if n == 0 {
+				t.Error("no WRITE ran beside the OPENs")
+			}
+			return
+		default:
+		}
+		sid := *newest.Load()
+		st, _, _ := w.seqOp40(fh, nfs4.OpWrite, func(e *xdr.Encoder) {
+			sid.Encode(e)
+			e.Uint64(0)
+			e.Uint32(0) // UNSTABLE
+			e.Opaque([]byte("x"))
+		})
+		if st != nfs4.OK {
+			t.Errorf("WRITE %d with seqid %d: %d", n, sid.Seqid, st)
+			return
 		}
 	}
 }
