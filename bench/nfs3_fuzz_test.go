@@ -4,20 +4,38 @@ import (
 	"bytes"
 	"encoding/binary"
 	"net"
+	"sync"
 	"testing"
 
 	"github.com/nfsd-uring/nfsd-uring/xdr"
 )
 
-// replyConn answers every call with one canned reply record.
+// replyConn answers the first call with one canned reply record, then
+// ends (io.EOF): later calls fail.
 type replyConn struct {
 	net.Conn
-	r *bytes.Reader
+	r       *bytes.Reader
+	written chan struct{} // closed by the first Write
+	once    sync.Once
 }
 
-func (c *replyConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
-func (c *replyConn) Write(p []byte) (int, error) { return len(p), nil }
-func (c *replyConn) Close() error                { return nil }
+func newReplyConn(rec []byte) *replyConn {
+	return &replyConn{r: bytes.NewReader(rec), written: make(chan struct{})}
+}
+
+// Read gives the reply only once the call is written, so that the call
+// is waiting for it.
+func (c *replyConn) Read(p []byte) (int, error) {
+	<-c.written
+	return c.r.Read(p)
+}
+
+func (c *replyConn) Write(p []byte) (int, error) {
+	c.once.Do(func() { close(c.written) })
+	return len(p), nil
+}
+
+func (c *replyConn) Close() error { return nil }
 
 // FuzzNFS3Reply: any bytes after an accepted reply header, decoded by each
 // of the v3 client's procedures, give a result or an error, never a panic.
@@ -38,8 +56,7 @@ func FuzzNFS3Reply(f *testing.F) {
 			e.Uint32(0) // SUCCESS
 			rec := append(e.AppendTo(nil), body...)
 			binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
-			c := newConn3(&replyConn{r: bytes.NewReader(rec)}, 0, 0)
-			c.xid = 0
+			c := newConn3(newReplyConn(rec), 0, 0, 0)
 			fh := []byte{1, 2, 3, 4}
 			buf := make([]byte, 8192)
 			switch proc {
@@ -56,6 +73,7 @@ func FuzzNFS3Reply(f *testing.F) {
 			case 5:
 				c.mount("/")
 			}
+			c.rpc.Close()
 		}
 	})
 }

@@ -175,8 +175,9 @@ func (t *Target) Stats() client.Stats {
 	}
 	if t.v3 != nil {
 		for _, c := range t.v3.conns {
-			s.BytesSent += c.sent.Load()
-			s.BytesReceived += c.recv.Load()
+			out, in := c.rpc.Bytes()
+			s.BytesSent += out
+			s.BytesReceived += in
 		}
 	}
 	for _, p := range t.pnfs {
