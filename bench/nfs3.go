@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -71,17 +72,26 @@ func (c *conn3) useKrb5(k *client.Krb5) error {
 // call sends one call and returns the decoder at its result, the accept
 // status checked.
 func (c *conn3) call(prog, vers, proc uint32, build func(e *xdr.Encoder)) (*xdr.Decoder, error) {
-	xid := c.rpc.NextXID()
-	var rec []byte
-	if c.gss != nil {
-		rec = c.gss.Call(xid, prog, vers, proc, build)
-	} else {
-		rec = client.SysCall(xid, prog, vers, proc, &client.Cred{Machine: "nfsbench", UID: c.uid, GID: c.gid}, build)
-	}
+	xid, rec := c.record(prog, vers, proc, build)
 	out, err := c.rpc.Call(context.Background(), xid, rec)
 	if err != nil {
 		return nil, err
 	}
+	return c.accepted(out, xid)
+}
+
+// record returns a new call's xid and record.
+func (c *conn3) record(prog, vers, proc uint32, build func(e *xdr.Encoder)) (uint32, []byte) {
+	xid := c.rpc.NextXID()
+	if c.gss != nil {
+		return xid, c.gss.Call(xid, prog, vers, proc, build)
+	}
+	return xid, client.SysCall(xid, prog, vers, proc, &client.Cred{Machine: "nfsbench", UID: c.uid, GID: c.gid}, build)
+}
+
+// accepted checks the reply record of the call of xid and returns the
+// decoder at its result.
+func (c *conn3) accepted(out []byte, xid uint32) (*xdr.Decoder, error) {
 	if c.gss != nil {
 		d, err := c.gss.Reply(out, xid)
 		if err != nil {
@@ -252,27 +262,79 @@ func (c *conn3) commit(fh []byte) error {
 func (c *conn3) read(fh []byte, off int64, dst []byte) (int, error) {
 	got := 0
 	for got < len(dst) {
-		d, err := c.nfs(6, func(e *xdr.Encoder) {
-			e.Opaque(fh)
-			e.Uint64(uint64(off) + uint64(got))
-			e.Uint32(uint32(len(dst) - got))
-		})
+		n, eof, err := c.read1(fh, off+int64(got), dst[got:])
 		if err != nil {
 			return got, fmt.Errorf("READ at %d: %w", off+int64(got), err)
 		}
-		postOp(d)
-		d.Uint32()
-		eof := d.Bool()
-		data := d.Opaque(len(dst) - got)
-		if d.Err() != nil {
-			return got, d.Err()
-		}
-		got += copy(dst[got:], data)
-		if eof || len(data) == 0 {
+		got += n
+		if eof || n == 0 {
 			break
 		}
 	}
 	return got, nil
+}
+
+// read1 sends one READ of len(dst) bytes at off. Under AUTH_SYS the data
+// go from the socket straight into dst (locateRead3), as the Linux
+// client reads into its page cache; RPCSEC_GSS replies are checked whole.
+func (c *conn3) read1(fh []byte, off int64, dst []byte) (n int, eof bool, err error) {
+	xid, rec := c.record(100003, 3, 6, func(e *xdr.Encoder) {
+		e.Opaque(fh)
+		e.Uint64(uint64(off))
+		e.Uint32(uint32(len(dst)))
+	})
+	placed := -1
+	var out []byte
+	if c.gss == nil {
+		out, placed, err = c.rpc.CallInto(context.Background(), xid, rec, dst, locateRead3)
+	} else {
+		out, err = c.rpc.Call(context.Background(), xid, rec)
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	d, err := c.accepted(out, xid)
+	if err != nil {
+		return 0, false, err
+	}
+	if st := d.Uint32(); st != 0 {
+		return 0, false, nfs3Error(st)
+	}
+	postOp(d)
+	d.Uint32()
+	eof = d.Bool()
+	if placed >= 0 {
+		n = placed
+		if int(d.Uint32()) != placed {
+			return 0, false, errors.New("NFSv3 READ: data length changed")
+		}
+	} else {
+		n = copy(dst, d.Opaque(len(dst)))
+	}
+	return n, eof, d.Err()
+}
+
+// locateRead3 finds the data of an AUTH_SYS (or AUTH_NONE verifier) READ3
+// reply that succeeded, given its first bytes: the RPC reply header, the
+// status, post_op_attr, count, eof and the data's length.
+func locateRead3(head []byte) (start, n int, ok bool) {
+	d := xdr.NewDecoder(head)
+	if d.Skip(4); d.Uint32() != 1 || d.Uint32() != 0 {
+		return 0, 0, false // not an accepted reply
+	}
+	d.Uint32()
+	d.Opaque(400)
+	if d.Uint32() != 0 || d.Uint32() != 0 {
+		return 0, 0, false // not SUCCESS, or the READ failed
+	}
+	postOp(d)
+	d.Uint32()
+	d.Bool()
+	n = int(d.Uint32())
+	if d.Err() != nil {
+		return 0, 0, false
+	}
+	return len(head) - len(d.Rest()), n, true
 }
 
 // v3Target is a Target's NFSv3 side: its connections, the calls each

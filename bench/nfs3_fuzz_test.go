@@ -77,3 +77,36 @@ func FuzzNFS3Reply(f *testing.F) {
 		}
 	})
 }
+
+// TestRead3Placed: a READ3 reply's data, after attributes, is found by
+// locateRead3 and read into the caller's buffer.
+func TestRead3Placed(t *testing.T) {
+	e := xdr.NewEncoder(256)
+	e.Uint32(0)
+	for _, w := range []uint32{1, 1, 0, 0, 0, 0, 0} { // xid 1, REPLY, accepted, AUTH_NONE, SUCCESS, NFS3_OK
+		e.Uint32(w)
+	}
+	e.Bool(true)
+	e.Fixed(make([]byte, 84)) // fattr3
+	e.Uint32(5)
+	e.Bool(true)
+	e.Opaque([]byte("hello"))
+	rec := e.AppendTo(nil)
+	binary.BigEndian.PutUint32(rec, xdr.RecordMark(len(rec)-4))
+	start, n, ok := locateRead3(rec[4:])
+	if !ok || n != 5 || start != len(rec)-4-8 {
+		t.Fatalf("locateRead3 = %d, %d, %v; want %d, 5, true", start, n, ok, len(rec)-4-8)
+	}
+	c := newConn3(newReplyConn(rec), 0, 0, 0)
+	defer c.rpc.Close()
+	buf := make([]byte, 16)
+	got, err := c.read([]byte{1}, 0, buf)
+	if err != nil || string(buf[:got]) != "hello" {
+		t.Fatalf("read = %q, %v", buf[:got], err)
+	}
+	failed := append([]byte(nil), rec[4:]...)
+	failed[27] = 70 // NFS3ERR_STALE
+	if _, _, ok := locateRead3(failed); ok {
+		t.Fatal("located the data of a failed READ")
+	}
+}

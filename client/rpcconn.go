@@ -34,6 +34,43 @@ func (c *RPCConn) Call(ctx context.Context, xid uint32, record []byte) ([]byte, 
 	return c.t.wait(ctx, xid, ch)
 }
 
+// CallInto is Call for a reply whose last item is an opaque the caller
+// wants in dst (READ's data), read from the socket straight into dst
+// with no record buffer to allocate or copy out of. locate, given the
+// reply's first bytes (at most 512, without the record mark), returns
+// where the opaque's bytes start and how many there are, or ok false; the
+// opaque must end the record and fit in dst. A placed reply returns the
+// record up to the opaque and placed, its length; otherwise the whole
+// record and placed -1. When ctx ends first, CallInto returns only once
+// dst is no longer written.
+func (c *RPCConn) CallInto(ctx context.Context, xid uint32, record, dst []byte,
+	locate func(head []byte) (start, n int, ok bool)) (rec []byte, placed int, err error) {
+	ch, err := c.t.sendSink(xid, [][]byte{record}, &sink{dst: dst, locate: locate})
+	if err != nil {
+		return nil, -1, err
+	}
+	var r result
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		if c.t.unsink(xid) {
+			c.t.forget(xid)
+			return nil, -1, ctx.Err()
+		}
+		r = c.t.awaitPlaced(ch) // being read into dst: wait for it
+		if r.err == nil {
+			r.err = ctx.Err()
+		}
+	}
+	if r.err != nil {
+		return nil, -1, r.err
+	}
+	if !r.sunk {
+		return r.rec, -1, nil
+	}
+	return r.rec, r.placed, nil
+}
+
 // Bytes returns the bytes sent and received so far, record marks
 // included.
 func (c *RPCConn) Bytes() (sent, received uint64) { return c.t.bytesOut.Load(), c.t.bytesIn.Load() }
