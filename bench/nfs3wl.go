@@ -13,8 +13,8 @@ import (
 
 // The rest of the IO500-style workloads over NFSv3 (--vers 3): readmatrix
 // (READ only: v3 has no READ_PLUS), ior-hard, mdtest-easy, mdtest-hard and
-// io500. Ranks are the v4 run's connections (Conns); the v3 connections
-// (Conns*Depth, one call in flight each) take units from one queue.
+// io500. Ranks are the v4 run's connections (Conns); the workers (Depth
+// per connection, one call in flight each) take units from one queue.
 
 // units3 runs f over the units listed (nil: 0..total-1) on all the v3
 // connections until the deadline or the first error, and returns the units
