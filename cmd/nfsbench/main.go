@@ -97,7 +97,7 @@ func parseFlags(name string, args []string) *options {
 	fs.BoolVar(&o.cfg.NoVerify, "no-verify", false, "do not check the data read")
 	fs.IntVar(&o.main.MountPort, "mount-port", 0, "with --vers 3: TCP port of the MOUNT service on --server's host (0: the NFS port)")
 	fs.IntVar(&o.other.MountPort, "compare-mount-port", 0, "--mount-port of --compare")
-	fs.IntVar(&o.cfg.Vers, "vers", 4, "NFS version: 4 (4.1/4.2), or 3 (randread, readmatrix with READ only, ior-easy, ior-hard, mdtest-easy, mdtest-hard, io500; MOUNT on the NFS port unless --mount-port; each connection of a v4 run is --depth v3 connections)")
+	fs.IntVar(&o.cfg.Vers, "vers", 4, "NFS version: 4 (4.1/4.2), or 3 (randread, readmatrix with READ only, ior-easy, ior-hard, mdtest-easy, mdtest-hard, io500; MOUNT on the NFS port unless --mount-port; --depth calls in flight per connection, as over v4)")
 	fs.StringVar(&o.cfg.PNFS, "pnfs", bench.PNFSAuto, "auto|on|off: READ/WRITE of ior-easy, ior-hard, randread and io500's ior phases go through flexible-files layouts straight to the data servers (auto: when the server says it is a pNFS MDS; on: fail if it is not)")
 	fs.BoolVar(&o.cfg.BackChannel, "back-channel", false, "ask for a back channel (the server may then grant delegations; recalls are answered)")
 	uid := fs.Uint("uid", 0, "AUTH_SYS uid")
