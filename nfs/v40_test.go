@@ -133,6 +133,18 @@ func (h *harness) seqOp40(fh []byte, op uint32, args func(e *xdr.Encoder)) (nfs4
 	return st, sid, rest
 }
 
+// write40 writes one byte at offset 0 of fh (FILE_SYNC) with sid.
+func (h *harness) write40(fh []byte, sid nfs4.Stateid) nfs4.Status {
+	h.t.Helper()
+	st, _, _ := h.seqOp40(fh, nfs4.OpWrite, func(e *xdr.Encoder) {
+		sid.Encode(e)
+		e.Uint64(0)
+		e.Uint32(2) // FILE_SYNC
+		e.Opaque([]byte("x"))
+	})
+	return st
+}
+
 func openConfirm40(sid nfs4.Stateid, seqid uint32) func(e *xdr.Encoder) {
 	return func(e *xdr.Encoder) {
 		sid.Encode(e)
@@ -559,13 +571,7 @@ func TestV40WriteDuringUpgrade(t *testing.T) {
 		default:
 		}
 		sid := *newest.Load()
-		st, _, _ := w.seqOp40(fh, nfs4.OpWrite, func(e *xdr.Encoder) {
-			sid.Encode(e)
-			e.Uint64(0)
-			e.Uint32(0) // UNSTABLE
-			e.Opaque([]byte("x"))
-		})
-		if st != nfs4.OK {
+		if st := w.write40(fh, sid); st != nfs4.OK {
 			t.Errorf("WRITE %d with seqid %d: %d", n, sid.Seqid, st)
 			return
 		}
@@ -583,13 +589,7 @@ func TestV40OldSeqidIO(t *testing.T) {
 	if st, _, _, _ := h.open40(id, "oo", 3, "f"); st != nfs4.OK {
 		t.Fatalf("second OPEN: %d", st)
 	}
-	st, _, _ := h.seqOp40(fh, nfs4.OpWrite, func(e *xdr.Encoder) {
-		csid.Encode(e)
-		e.Uint64(0)
-		e.Uint32(2) // FILE_SYNC
-		e.Opaque([]byte("x"))
-	})
-	if st != nfs4.OK {
+	if st := h.write40(fh, csid); st != nfs4.OK {
 		t.Fatalf("WRITE with the earlier seqid: %d", st)
 	}
 	if st, _, _ := h.seqOp40(fh, nfs4.OpClose, closeArgs40(csid, 4)); st != nfs4.ErrOldStateid {
