@@ -47,35 +47,9 @@ EXP=$WORK/export
 K=$WORK/kdc
 machine_note
 
-cat >"$K/krb5.conf" <<CONF
-[libdefaults]
-	default_realm = $REALM
-	dns_lookup_realm = false
-	dns_lookup_kdc = false
-	rdns = false
-	dns_canonicalize_hostname = false
-	udp_preference_limit = 1
-	permitted_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
-[realms]
-	$REALM = {
-		kdc = 127.0.0.1:$KDC_PORT
-	}
-CONF
-cat >"$K/kdc.conf" <<CONF
-[kdcdefaults]
-	kdc_listen = 127.0.0.1:$KDC_PORT
-	kdc_tcp_listen = 127.0.0.1:$KDC_PORT
-[realms]
-	$REALM = {
-		database_name = $K/principal
-		key_stash_file = $K/stash
-		acl_file = $K/kadm5.acl
-		supported_enctypes = aes256-cts-hmac-sha1-96:normal
-	}
-CONF
-: >"$K/kadm5.acl"
-export KRB5_CONFIG=$K/krb5.conf KRB5_KDC_PROFILE=$K/kdc.conf
-kdb5_util create -s -W -P masterpw -r "$REALM" >"$K/create.log" 2>&1
+# shellcheck source=../../internal/krb5test/kdc.sh
+source "$(dirname "$0")/../../internal/krb5test/kdc.sh"
+kdc_create "$K" "$REALM" "$KDC_PORT" || die "kdb5_util create failed: $(cat "$K/create.log")"
 kadmin.local -r "$REALM" -q "addprinc -randkey $SPN" >/dev/null
 kadmin.local -r "$REALM" -q "ktadd -k $K/server.keytab $SPN" >/dev/null
 kadmin.local -r "$REALM" -q "addprinc -pw rootpw root" >/dev/null

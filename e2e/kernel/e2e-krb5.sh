@@ -101,43 +101,9 @@ DGID=$(id -g daemon)
 
 # The KDC.
 KPORT=$(e2e_free_port)
-# krb5_conf KDC: a krb5.conf for the realm with its KDC at KDC (TCP only:
-# guestfwd carries no UDP), on stdout; the host's and the guest's.
-krb5_conf() {
-	cat <<CONF
-[libdefaults]
-	default_realm = $REALM
-	dns_lookup_realm = false
-	dns_lookup_kdc = false
-	rdns = false
-	dns_canonicalize_hostname = false
-	udp_preference_limit = 1
-	permitted_enctypes = aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96
-[realms]
-	$REALM = {
-		kdc = $1
-	}
-CONF
-}
-krb5_conf "127.0.0.1:$KPORT" >"$K/krb5.conf"
-cat >"$K/kdc.conf" <<CONF
-[kdcdefaults]
-	kdc_listen = 127.0.0.1:$KPORT
-	kdc_tcp_listen = 127.0.0.1:$KPORT
-[realms]
-	$REALM = {
-		database_name = $K/principal
-		key_stash_file = $K/stash
-		acl_file = $K/kadm5.acl
-		supported_enctypes = aes256-cts-hmac-sha1-96:normal
-		max_life = 2h
-	}
-[logging]
-	kdc = FILE:$K/kdc.log
-CONF
-: >"$K/kadm5.acl"
-export KRB5_CONFIG=$K/krb5.conf KRB5_KDC_PROFILE=$K/kdc.conf
-kdb5_util create -s -W -P masterpw -r "$REALM" >"$K/create.log" 2>&1 || e2e_die "kdb5_util create failed: $(cat "$K/create.log")"
+# shellcheck source=../../internal/krb5test/kdc.sh
+. internal/krb5test/kdc.sh
+kdc_create "$K" "$REALM" "$KPORT" || e2e_die "kdb5_util create failed: $(cat "$K/create.log")"
 for p in nfs/nfs-server.test nfs/nfs-client.test daemon; do
 	kadmin.local -r "$REALM" -q "addprinc -randkey $p" >>"$K/kadmin.log" 2>&1
 done
@@ -218,7 +184,7 @@ printf 'root:x:0:\ndaemon:x:1:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
 printf 'passwd: files\ngroup: files\nhosts: files\n' >"$STAGE/etc/nsswitch.conf"
 printf '127.0.0.1 localhost\n10.0.2.15 nfs-client.test nfs-client\n10.0.2.100 nfs-server.test\n10.0.2.101 kdc.test\n' >"$STAGE/etc/hosts"
 {
-	krb5_conf 10.0.2.101:88
+	krb5_conf "$REALM" 10.0.2.101:88
 	cat <<CONF
 [domain_realm]
 	.test = $REALM
