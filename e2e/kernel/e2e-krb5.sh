@@ -154,15 +154,9 @@ cp e2e/kernel/guest-krb5.sh "$STAGE/krb5-init"
 chmod 755 "$STAGE/krb5-init"
 # nfsidmap through request-key: the kernel's NFSv4 id mapper (owner
 # strings user@domain, which the server sends Kerberos callers).
-bins=(/usr/sbin/rpc.gssd /sbin/mount.nfs /usr/sbin/nfsidmap /sbin/request-key)
-for b in "${bins[@]}"; do
-	[[ -x $b ]] || e2e_die "no $b on the host (package nfs-common)"
-	mkdir -p "$STAGE$(dirname "$b")"
-	cp -L "$b" "$STAGE$b"
-	ldd "$b" | awk '/=> \//{print $3} /^[ \t]*\//{print $1}' | while read -r l; do
-		mkdir -p "$STAGE$(dirname "$l")"
-		cp -L "$l" "$STAGE$l"
-	done
+# Packages nfs-common and keyutils.
+for b in /usr/sbin/rpc.gssd /sbin/mount.nfs /usr/sbin/nfsidmap /sbin/request-key; do
+	e2e_stage_bin "$STAGE" "$b"
 done
 # libkrb5's plugins are loaded at run time, not linked: none needed here;
 # libnfsidmap's nsswitch plugin is.
@@ -172,9 +166,7 @@ cp /usr/lib/x86_64-linux-gnu/libnfsidmap/nsswitch.so "$STAGE/usr/lib/x86_64-linu
 cp /etc/request-key.conf "$STAGE/etc/" || e2e_die "no /etc/request-key.conf on the host (keyutils)"
 printf 'create\tid_resolver\t*\t*\t/usr/sbin/nfsidmap -t 600 %%k %%d\n' >"$STAGE/etc/request-key.d/id_resolver.conf"
 printf '[General]\nDomain = nfs.test\n[Mapping]\nNobody-User = nobody\nNobody-Group = nogroup\n' >"$STAGE/etc/idmapd.conf"
-for f in netconfig services protocols; do
-	cp "/etc/$f" "$STAGE/etc/$f" || e2e_die "no /etc/$f on the host (libtirpc-common, netbase)"
-done
+e2e_stage_netdb "$STAGE"
 cat >"$STAGE/etc/passwd" <<EOF
 root:x:0:0:root:/:/bin/sh
 daemon:x:1:1:daemon:/:/bin/false

@@ -89,21 +89,11 @@ chmod 755 "$STAGE"
 mkdir -p "$STAGE"/{etc,usr/sbin,sbin,lib64,run/rpcbind,var/lib/nfs/sm,var/lib/nfs/sm.bak}
 cp e2e/kernel/guest-nlm.sh "$STAGE/nlm-init"
 chmod 755 "$STAGE/nlm-init"
-bins=(/usr/sbin/rpcbind /usr/sbin/rpcinfo /usr/sbin/rpc.statd /sbin/mount.nfs)
-for b in "${bins[@]}"; do
-	[[ -x $b ]] || e2e_die "no $b on the host (packages rpcbind, nfs-common)"
-	mkdir -p "$STAGE$(dirname "$b")"
-	cp -L "$b" "$STAGE$b"
-	# Every library ldd names, under the same path (copied, not linked).
-	ldd "$b" | awk '/=> \//{print $3} /^[ \t]*\//{print $1}' | while read -r l; do
-		mkdir -p "$STAGE$(dirname "$l")"
-		cp -L "$l" "$STAGE$l"
-	done
+# Packages rpcbind and nfs-common.
+for b in /usr/sbin/rpcbind /usr/sbin/rpcinfo /usr/sbin/rpc.statd /sbin/mount.nfs; do
+	e2e_stage_bin "$STAGE" "$b"
 done
-[[ ! -f /etc/rpc ]] || cp /etc/rpc "$STAGE/etc/rpc"
-for f in netconfig services protocols; do
-	cp "/etc/$f" "$STAGE/etc/$f" || e2e_die "no /etc/$f on the host (libtirpc-common, netbase)"
-done
+e2e_stage_netdb "$STAGE"
 cat >"$STAGE/etc/passwd" <<'EOF'
 root:x:0:0:root:/:/bin/sh
 _rpc:x:100:65534::/run/rpcbind:/bin/false

@@ -142,18 +142,8 @@ mkdir -p "$STAGE"/{etc/tlshd,usr/sbin,sbin,lib64,modules-tls}
 cp e2e/kernel/guest-tlshd.sh "$STAGE/tlshd-init"
 chmod 755 "$STAGE/tlshd-init"
 cp "$NW/data.bin" "$STAGE/data.bin"
-cp "$TLSHD" "$STAGE/usr/sbin/tlshd"
-for b in /usr/sbin/tlshd /sbin/mount.nfs; do
-	src=$b
-	[[ $b == /usr/sbin/tlshd ]] && src=$TLSHD
-	[[ -x $src ]] || e2e_die "no $src (package nfs-common)"
-	mkdir -p "$STAGE$(dirname "$b")"
-	cp -L "$src" "$STAGE$b"
-	ldd "$src" | awk '/=> \//{print $3} /^[ \t]*\//{print $1}' | while read -r l; do
-		mkdir -p "$STAGE$(dirname "$l")"
-		cp -L "$l" "$STAGE$l"
-	done
-done
+e2e_stage_bin "$STAGE" "$TLSHD" /usr/sbin/tlshd
+e2e_stage_bin "$STAGE" /sbin/mount.nfs # package nfs-common
 cp "$P/ca.pem" "$P/client.pem" "$P/client.key" "$STAGE/etc/tlshd/"
 if ((LOCAL)); then
 	cp "$NW/nfsd-uring.static" "$STAGE/usr/sbin/nfsd-uring"
@@ -171,9 +161,7 @@ x509.truststore=/etc/tlshd/ca.pem
 x509.certificate=/etc/tlshd/client.pem
 x509.private_key=/etc/tlshd/client.key
 EOF
-for f in services protocols netconfig; do
-	[[ ! -f /etc/$f ]] || cp "/etc/$f" "$STAGE/etc/$f"
-done
+e2e_stage_netdb "$STAGE"
 printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
 printf 'passwd: files\ngroup: files\nhosts: files\n' >"$STAGE/etc/nsswitch.conf"

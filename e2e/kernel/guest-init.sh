@@ -23,33 +23,12 @@
 #   every record, and what the host adds: e2e/kernel/verdict/doc.go)
 #   ERR <text>
 #   DONE
-/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
-/bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /tmp /mnt
-# tmpfs (not the initramfs' rootfs) for the write checks' mirror tree:
-# it supports fallocate punch-hole, hard links, fifos and device nodes.
-mount -t tmpfs -o size=512m tmpfs /tmp
+. /guest-lib.sh
+say() { echo "E2E: $*"; }
+guest_boot 512m # the write checks' mirror tree is in /tmp
 . /guest-rw.sh
 
 SERVER=10.0.2.100
-GUEST=10.0.2.15
-R=/dev/ttyS1
-
-say() { echo "E2E: $*"; }
-res() { echo "$*" >"$R"; }
-finish() {
-	res DONE
-	sync
-	say "powering off"
-	poweroff -f
-	sleep 5
-	echo o >/proc/sysrq-trigger
-}
 
 MODE=nfs
 VERS=4.2
@@ -66,42 +45,10 @@ done
 RW_FLAGS=$RW
 say "guest up: $(uname -r) mode=$MODE vers=$VERS rw=$RW deadline=${DEADLINE}s uptime=$(cut -d' ' -f1 /proc/uptime)"
 
-# Guest watchdog: if something hangs, show why before the host kills qemu.
-(
-	sleep "$DEADLINE"
-	say "WATCHDOG: guest deadline ${DEADLINE}s reached; dmesg follows"
-	res "ERR guest watchdog fired after ${DEADLINE}s"
-	dmesg | tail -n 200
-	ps
-	finish
-) &
-
-for m in $(cat /modules/order); do
-	if ! out=$(insmod "/modules/$m" 2>&1); then
-		say "insmod $m failed: $out"
-		res "ERR insmod $m: $out"
-	fi
-done
+guest_watchdog "$DEADLINE"
+guest_modules /modules
 say "modules loaded: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
-
-IF=
-for n in /sys/class/net/*; do
-	n=${n##*/}
-	[ "$n" = lo ] && continue
-	IF=$n
-	break
-done
-if [ -z "$IF" ]; then
-	say "no network interface"
-	res "ERR no network interface (NIC driver not loaded?)"
-	dmesg | tail -n 50
-	finish
-fi
-ip link set lo up
-ip link set "$IF" up
-ip addr add "$GUEST/24" dev "$IF"
-ip route add default via 10.0.2.2
-say "network: $IF $(ip -4 -o addr show dev "$IF" | awk '{print $4}')"
+guest_net
 # From here on, dmesg -c shows what each step added.
 dmesg -c >/dev/null
 

@@ -28,32 +28,10 @@
 #             server: see restart_step
 #   refuse-sys    a sec=sys mount of the krb5 export fails
 #   refuse-krb5   a sec=krb5 mount of the sys-only export fails
-/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
-/bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /tmp /mnt /run
-[ -e /var/run ] || ln -s /run /var/run
-mount -t tmpfs -o size=64m tmpfs /tmp
-ln -sf /proc/mounts /etc/mtab
-
-SERVER=nfs-server.test
-GUEST=10.0.2.15
-R=/dev/ttyS1
+. /guest-lib.sh
 say() { echo "E2E-KRB5: $*"; }
-res() { echo "$*" >"$R"; }
-now() { cut -d' ' -f1 /proc/uptime; }
-finish() {
-	res DONE
-	sync
-	say "powering off"
-	poweroff -f
-	sleep 5
-	echo o >/proc/sysrq-trigger
-}
+guest_boot 64m
+SERVER=nfs-server.test
 ok() { res "KRB5 $1 ok"; say "$1: ok ($(now)s)"; }
 bad() {
 	res "KRB5 $1 fail $2"
@@ -79,38 +57,10 @@ for kv in $(cat /proc/cmdline); do
 	esac
 done
 say "guest up: $(uname -r) deadline=${DEADLINE}s"
-(
-	sleep "$DEADLINE"
-	say "WATCHDOG: guest deadline ${DEADLINE}s reached; dmesg follows"
-	res "ERR guest watchdog fired after ${DEADLINE}s"
-	dmesg | tail -n 100
-	tail -n 60 /tmp/gssd.log
-	ps
-	finish
-) &
-
-for m in $(cat /modules/order); do
-	if ! out=$(insmod "/modules/$m" 2>&1); then
-		say "insmod $m failed: $out"
-		res "ERR insmod $m: $out"
-	fi
-done
+guest_watchdog "$DEADLINE" tail -n 60 /tmp/gssd.log
+guest_modules /modules
 say "modules loaded: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
-
-hostname nfs-client.test
-IF=
-for n in /sys/class/net/*; do
-	n=${n##*/}
-	[ "$n" = lo ] && continue
-	IF=$n
-	break
-done
-[ -n "$IF" ] || { res "ERR no network interface"; finish; }
-ip link set lo up
-ip link set "$IF" up
-ip addr add "$GUEST/24" dev "$IF"
-ip route add default via 10.0.2.2
-say "network: $IF $(ip -4 -o addr show dev "$IF" | awk '{print $4}')"
+guest_net nfs-client.test
 
 # rpc_pipefs (the kernel's upcalls to rpc.gssd), then rpc.gssd.
 PIPEFS=/run/rpc_pipefs

@@ -31,32 +31,11 @@
 #               is over. Then a v4.2 F_SETLK is still refused (the lock was
 #               reclaimed), the holder's unlock works, and a v4.2 F_SETLK
 #               is granted.
-/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
-/bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /tmp /mnt /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
-[ -e /var/run ] || ln -s /run /var/run
-mount -t tmpfs -o size=64m tmpfs /tmp
-ln -sf /proc/mounts /etc/mtab
-
-SERVER=10.0.2.100
-GUEST=10.0.2.15
-R=/dev/ttyS1
+. /guest-lib.sh
 say() { echo "E2E-NLM: $*"; }
-res() { echo "$*" >"$R"; }
-now() { cut -d' ' -f1 /proc/uptime; }
-finish() {
-	res DONE
-	sync
-	say "powering off"
-	poweroff -f
-	sleep 5
-	echo o >/proc/sysrq-trigger
-}
+guest_boot 64m
+mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
+SERVER=10.0.2.100
 ok() { res "NLM $1 ok"; say "$1: ok"; }
 bad() {
 	res "NLM $1 fail $2"
@@ -74,42 +53,15 @@ for kv in $(cat /proc/cmdline); do
 	esac
 done
 say "guest up: $(uname -r) deadline=${DEADLINE}s statd port $STATD_PORT lockd port $LOCKD_PORT"
-(
-	sleep "$DEADLINE"
-	say "WATCHDOG: guest deadline ${DEADLINE}s reached; dmesg follows"
-	res "ERR guest watchdog fired after ${DEADLINE}s"
-	dmesg | tail -n 200
-	ps
-	finish
-) &
-
-for m in $(cat /modules/order); do
-	args=
-	case $m in
-	lockd.ko) args="nlm_tcpport=$LOCKD_PORT nlm_udpport=$LOCKD_PORT" ;;
+guest_watchdog "$DEADLINE"
+module_args() {
+	case $1 in
+	lockd.ko) echo "nlm_tcpport=$LOCKD_PORT nlm_udpport=$LOCKD_PORT" ;;
 	esac
-	# shellcheck disable=SC2086
-	if ! out=$(insmod "/modules/$m" $args 2>&1); then
-		say "insmod $m failed: $out"
-		res "ERR insmod $m: $out"
-	fi
-done
+}
+guest_modules /modules
 say "modules loaded: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
-
-hostname nlmguest
-IF=
-for n in /sys/class/net/*; do
-	n=${n##*/}
-	[ "$n" = lo ] && continue
-	IF=$n
-	break
-done
-[ -n "$IF" ] || { res "ERR no network interface"; finish; }
-ip link set lo up
-ip link set "$IF" up
-ip addr add "$GUEST/24" dev "$IF"
-ip route add default via 10.0.2.2
-say "network: $IF $(ip -4 -o addr show dev "$IF" | awk '{print $4}')"
+guest_net nlmguest
 
 # rpcbind, then statd (no sm-notify: this guest never rebooted).
 rpcbind -f >/tmp/rpcbind.log 2>&1 &

@@ -36,31 +36,11 @@
 #                it is killed with SIGKILL and started again on the same
 #                state: the client reconnects (a new probe and handshake),
 #                reads the file again and writes another
-/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin
-/bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /tmp /mnt /run /var/lib/nfs
-[ -e /var/run ] || ln -s /run /var/run
-mount -t tmpfs -o size=64m tmpfs /tmp
-ln -sf /proc/mounts /etc/mtab
-
-SERVER=nfs-server.test
-GUEST=10.0.2.15
-R=/dev/ttyS1
+. /guest-lib.sh
 say() { echo "E2E-TLSHD: $*"; }
-res() { echo "$*" >"$R"; }
-finish() {
-	res DONE
-	sync
-	say "powering off"
-	poweroff -f
-	sleep 5
-	echo o >/proc/sysrq-trigger
-}
+guest_boot 64m
+mkdir -p /var/lib/nfs
+SERVER=nfs-server.test
 ok() {
 	res "TLSHD $1 ok"
 	say "$1: ok"
@@ -85,44 +65,15 @@ for kv in $(cat /proc/cmdline); do
 	esac
 done
 say "guest up: $(uname -r) deadline=${DEADLINE}s tls export $TLS mtls export $MTLS"
-(
-	sleep "$DEADLINE"
-	say "WATCHDOG: guest deadline ${DEADLINE}s reached; dmesg and tlshd log follow"
-	res "ERR guest watchdog fired after ${DEADLINE}s"
-	dmesg | tail -n 100
-	cat /tmp/tlshd.log
-	finish
-) &
+guest_watchdog "$DEADLINE" cat /tmp/tlshd.log
 
 # The NFS modules (lib.sh's /modules), then tls and the AEADs its records
-# need (/modules-tls): there is no modprobe for the kernel to ask.
-for d in /modules /modules-tls; do
-	for m in $(cat $d/order); do
-		if ! out=$(insmod "$d/$m" 2>&1); then
-			say "insmod $m failed: $out"
-			case $m in tls*) res "ERR insmod $m: $out" ;; esac
-		fi
-	done
-done
+# need (/modules-tls).
+guest_modules /modules 'tls*'
+guest_modules /modules-tls 'tls*'
 say "modules loaded: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
-
-hostname tlsguest
-IF=
-for n in /sys/class/net/*; do
-	n=${n##*/}
-	[ "$n" = lo ] && continue
-	IF=$n
-	break
-done
-[ -n "$IF" ] || {
-	res "ERR no network interface"
-	finish
-}
-ip link set lo up
-ip link set "$IF" up
-ip addr add "$GUEST/24" dev "$IF"
-ip route add default via 10.0.2.2
-say "network: $IF $(ip -4 -o addr show dev "$IF" | awk '{print $4}'); $(grep nfs-server /etc/hosts)"
+guest_net tlsguest
+say "server: $(grep nfs-server /etc/hosts)"
 say "clock: $(date -u)"
 
 # tlshd: -s logs to stderr too (no syslogd here).

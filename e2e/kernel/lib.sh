@@ -108,6 +108,7 @@ e2e_initramfs() {
 		e2e_die "/bin/busybox is not static (install busybox-static)"
 	cp "$E2E_KDIR/guest-init.sh" "$stage/init"
 	chmod 755 "$stage/init"
+	cp "$E2E_KDIR/guest-lib.sh" "$stage/guest-lib.sh"
 	cp "$E2E_KDIR/guest-rw.sh" "$stage/guest-rw.sh"
 	cp "$E2E_KDIR/guest-fs.sh" "$stage/guest-fs.sh"
 	cp "$E2E_KDIR/guest-restart.sh" "$stage/guest-restart.sh"
@@ -158,16 +159,37 @@ e2e_initramfs() {
 # e2e_acltools STAGE: nfs4_getfacl and nfs4_setfacl (Debian nfs4-acl-tools;
 # they need only libc) for the guest's ACL step, when the host has them.
 e2e_acltools() {
-	local stage=$1 b l
+	local stage=$1 b
 	for b in nfs4_getfacl nfs4_setfacl; do
 		command -v "$b" >/dev/null || return 0
 	done
 	for b in nfs4_getfacl nfs4_setfacl; do
-		cp "$(command -v "$b")" "$stage/bin/$b"
-		for l in $(ldd "$(command -v "$b")" | grep -o '/[^ ]*'); do
-			mkdir -p "$stage$(dirname "$l")"
-			cp -L "$l" "$stage$l"
-		done
+		e2e_stage_bin "$stage" "$(command -v "$b")" "/bin/$b"
+	done
+}
+
+# e2e_stage_bin STAGE SRC [DEST]: the host's program SRC at STAGE/DEST
+# (default: SRC's path) with every library ldd names, under the same
+# paths (copied, not linked): the guest runs the host's Debian binaries.
+e2e_stage_bin() {
+	local stage=$1 src=$2 dest=${3:-$2} l
+	[[ -x $src ]] || e2e_die "no $src on the host"
+	mkdir -p "$stage$(dirname "$dest")"
+	cp -L "$src" "$stage$dest"
+	for l in $(ldd "$src" | awk '/=> \//{print $3} /^[ \t]*\//{print $1}'); do
+		mkdir -p "$stage$(dirname "$l")"
+		cp -L "$l" "$stage$l"
+	done
+}
+
+# e2e_stage_netdb STAGE: the files libtirpc and getservbyname read
+# (netconfig, services, protocols, and rpc when there is one).
+e2e_stage_netdb() {
+	local stage=$1 f
+	mkdir -p "$stage/etc"
+	[[ ! -f /etc/rpc ]] || cp /etc/rpc "$stage/etc/rpc"
+	for f in netconfig services protocols; do
+		cp "/etc/$f" "$stage/etc/$f" || e2e_die "no /etc/$f on the host (libtirpc-common, netbase)"
 	done
 }
 
