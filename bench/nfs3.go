@@ -23,7 +23,7 @@ import (
 // connection). Each of the Conns connections carries Depth calls at a
 // time, as a v4 run's do (and as the Linux v3 client pipelines its
 // calls): one call per connection made the server receive and answer
-// each request by itself, 1.7 times its CPU per 4 KiB READ of a v4 run
+// each request by itself, 1.6-1.7 times its CPU per 4 KiB READ of a v4 run
 // (BENCHMARKS.md). Phases keep the v4 names, so --compare of a v3 and a
 // v4 target lines them up.
 
