@@ -76,16 +76,9 @@ rm -rf "$KW"
 mkdir -p "$K" "$DIR/k/mach" "$DIR/k/user" "$DIR/s" "$KW/state"
 : >"$HLOG"
 : >"$RESULTS"
-log() {
-	e2e_log "$*"
-	echo "$(date +%T) $*" >>"$HLOG"
-}
+log() { e2e_hlog "$@"; }
 
-if [[ -z ${E2E_KRB5_BIN:-} ]]; then
-	E2E_KRB5_BIN=$KW/nfsd-uring
-	go build -o "$E2E_KRB5_BIN" ./cmd/nfsd-uring || e2e_die "go build ./cmd/nfsd-uring failed"
-fi
-BIN=$E2E_KRB5_BIN
+BIN=$(e2e_server_bin "${E2E_KRB5_BIN:-}" "$KW/nfsd-uring")
 
 e2e_host_deps
 # The KDC, kinit, and rpc.gssd, mount.nfs, nfsidmap (nfs-common) and

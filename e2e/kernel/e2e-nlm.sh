@@ -56,16 +56,9 @@ rm -rf "$NW"
 mkdir -p "$NW/export" "$NW/state"
 : >"$HLOG"
 : >"$RESULTS"
-log() {
-	e2e_log "$*"
-	echo "$(date +%T) $*" >>"$HLOG"
-}
+log() { e2e_hlog "$@"; }
 
-if [[ -z ${E2E_NLM_BIN:-} ]]; then
-	E2E_NLM_BIN=$NW/nfsd-uring
-	go build -o "$E2E_NLM_BIN" ./cmd/nfsd-uring || e2e_die "go build ./cmd/nfsd-uring failed"
-fi
-BIN=$E2E_NLM_BIN
+BIN=$(e2e_server_bin "${E2E_NLM_BIN:-}" "$NW/nfsd-uring")
 help=$("$BIN" --help 2>&1 || true)
 [[ $help == *-nsm-rpcbind-port* ]] || e2e_die "$BIN has no --nsm-rpcbind-port"
 go build -o "$NW/nlmpmap" ./e2e/kernel/nlmpmap || e2e_die "go build e2e/kernel/nlmpmap failed"

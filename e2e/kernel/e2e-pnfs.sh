@@ -76,10 +76,7 @@ e2e_host_deps
 e2e_need_pkgs nfs-ganesha nfs-ganesha-vfs
 e2e_kernel
 
-log() {
-	e2e_log "$*"
-	echo "$(date +%T) $*" >>"$HLOG"
-}
+log() { e2e_hlog "$@"; }
 
 # ---- processes: the two data servers and the MDSs ----
 DS1_PID= DS1_PORT= G_PID= G_PORT= MDS_PID= MDS_PORT= MDS2_PID= MDS2_PORT=

@@ -73,16 +73,9 @@ rm -rf "$NW"
 mkdir -p "$NW/x/tls" "$NW/x/mtls" "$NW/state" "$NW/pki"
 : >"$HLOG"
 : >"$RESULTS"
-log() {
-	e2e_log "$*"
-	echo "$(date +%T) $*" >>"$HLOG"
-}
+log() { e2e_hlog "$@"; }
 
-if [[ -z ${E2E_TLSHD_BIN:-} ]]; then
-	E2E_TLSHD_BIN=$NW/nfsd-uring
-	go build -o "$E2E_TLSHD_BIN" ./cmd/nfsd-uring || e2e_die "go build ./cmd/nfsd-uring failed"
-fi
-BIN=$E2E_TLSHD_BIN
+BIN=$(e2e_server_bin "${E2E_TLSHD_BIN:-}" "$NW/nfsd-uring")
 # The guest's own server (the local step): static, stripped.
 if ((LOCAL)); then
 	CGO_ENABLED=0 go build -ldflags='-s -w' -o "$NW/nfsd-uring.static" ./cmd/nfsd-uring ||
@@ -168,30 +161,8 @@ printf 'passwd: files\ngroup: files\nhosts: files\n' >"$STAGE/etc/nsswitch.conf"
 printf '127.0.0.1 localhost nfs-local.test\n10.0.2.15 tlsguest\n10.0.2.100 nfs-server.test\n' >"$STAGE/etc/hosts"
 # tls and the AEADs its records need (as ktls.sh), each after its
 # dependencies (modules.dep lists the deepest last).
-mdir=$E2E_KROOT/lib/modules/$E2E_KVER
-declare -A seen=()
-: >"$STAGE/modules-tls/order"
-for m in gf128mul crypto_null geniv seqiv ghash-generic gcm cryptd crypto_simd aesni-intel ghash-clmulni-intel \
-	libchacha chacha_generic libpoly1305 poly1305_generic chacha20poly1305 tls; do
-	line=$(grep -E "/${m}\.ko(\.xz|\.zst|\.gz)?:" "$mdir/modules.dep" | head -n1) || true
-	[[ -n $line ]] || continue # built in
-	read -r -a parts <<<"${line/:/ }"
-	for ((i = ${#parts[@]} - 1; i >= 0; i--)); do
-		f=${parts[i]}
-		[[ -z ${seen[$f]:-} ]] || continue
-		seen[$f]=1
-		name=${f##*/}
-		name=${name%.*}
-		case $f in
-		*.xz) xz -dc "$mdir/$f" >"$STAGE/modules-tls/$name" ;;
-		*.zst) zstd -qdc "$mdir/$f" >"$STAGE/modules-tls/$name" ;;
-		*.gz) gzip -dc "$mdir/$f" >"$STAGE/modules-tls/$name" ;;
-		*) cp "$mdir/$f" "$STAGE/modules-tls/$name" ;;
-		esac
-		echo "$name" >>"$STAGE/modules-tls/order"
-	done
-done
-grep -qx tls.ko "$STAGE/modules-tls/order" || e2e_die "no tls module in $mdir"
+e2e_stage_modules "$STAGE/modules-tls" --optional "${E2E_TLS_MODULES[@]}"
+grep -qx tls.ko "$STAGE/modules-tls/order" || e2e_die "no tls module for kernel $E2E_KVER"
 (cd "$STAGE" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) | gzip -1 >"$NW/tlshd.cpio.gz" ||
 	e2e_die "initramfs (TLS part) build failed"
 rm -rf "$STAGE"

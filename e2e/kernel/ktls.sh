@@ -38,33 +38,8 @@ mknod -m 600 "$stage/dev/console" c 5 1 || e2e_die "mknod /dev/console failed (r
 mknod -m 666 "$stage/dev/null" c 1 3
 cp /bin/busybox "$stage/bin/busybox"
 cp "$WORK/rpctls.test" "$WORK/e2e.test" "$stage/bin/"
-# The tls module and the AEADs its records need (gcm(aes), its ghash, the
-# AES-NI and CLMUL versions where the CPU has them, chacha20poly1305):
-# there is no modprobe in the guest to load them on demand. Each with its
-# dependencies first (modules.dep lists the deepest last).
-mdir=$E2E_KROOT/lib/modules/$E2E_KVER
-declare -A seen=()
-: >"$stage/modules/order"
-for m in gf128mul crypto_null geniv seqiv ghash-generic gcm cryptd crypto_simd aesni-intel ghash-clmulni-intel \
-	libchacha chacha_generic libpoly1305 poly1305_generic chacha20poly1305 tls; do
-	line=$(grep -E "/${m}\.ko(\.xz|\.zst|\.gz)?:" "$mdir/modules.dep" | head -n1) || true
-	[[ -n $line ]] || { e2e_log "no module $m (built in?)"; continue; }
-	read -r -a parts <<<"${line/:/ }"
-	for ((i = ${#parts[@]} - 1; i >= 0; i--)); do
-		[[ $i == 0 ]] && f=${parts[0]} || f=${parts[i]}
-		[[ -z ${seen[$f]:-} ]] || continue
-		seen[$f]=1
-		name=${f##*/}
-		name=${name%.*}
-		case $f in
-		*.xz) xz -dc "$mdir/$f" >"$stage/modules/$name" ;;
-		*.zst) zstd -qdc "$mdir/$f" >"$stage/modules/$name" ;;
-		*.gz) gzip -dc "$mdir/$f" >"$stage/modules/$name" ;;
-		*) cp "$mdir/$f" "$stage/modules/$name" ;;
-		esac
-		echo "$name" >>"$stage/modules/order"
-	done
-done
+# The tls module and its AEADs (there is no modprobe in the guest).
+e2e_stage_modules "$stage/modules" --optional "${E2E_TLS_MODULES[@]}"
 cat >"$stage/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin

@@ -10,6 +10,24 @@ E2E_CACHE=${E2E_CACHE:-$E2E_KDIR/.cache}
 E2E_KPKG=${E2E_KPKG:-linux-image-6.12-amd64}
 
 e2e_log() { printf '[e2e %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+# e2e_hlog: e2e_log, and the line with its time in $HLOG, the phase's
+# host log (the NLM, Kerberos, TLS and pNFS phases' `log`).
+e2e_hlog() {
+	e2e_log "$*"
+	echo "$(date +%T) $*" >>"$HLOG"
+}
+
+# e2e_server_bin GIVEN OUT: prints GIVEN (a server binary the caller
+# names) or, when empty, builds ./cmd/nfsd-uring at OUT and prints OUT.
+e2e_server_bin() {
+	if [[ -n $1 ]]; then
+		echo "$1"
+		return
+	fi
+	go build -o "$2" ./cmd/nfsd-uring >&2 || e2e_die "go build ./cmd/nfsd-uring failed"
+	echo "$2"
+}
+
 e2e_die() {
 	printf '\n[e2e] FAIL: %s\n' "$*" >&2
 	exit 1
@@ -91,10 +109,60 @@ e2e_kernel() {
 # nfsv3 (vers=3 mounts: "NFS: Version unavailable" without it).
 E2E_MODULES=(virtio_net nfsv4 nfs_layout_flexfiles nfsv3)
 
+# E2E_TLS_MODULES: the tls module and the AEADs its records need (gcm(aes),
+# its ghash, the AES-NI and CLMUL versions where the CPU has them,
+# chacha20poly1305), for e2e_stage_modules --optional (some are built in).
+E2E_TLS_MODULES=(gf128mul crypto_null geniv seqiv ghash-generic gcm cryptd crypto_simd aesni-intel
+	ghash-clmulni-intel libchacha chacha_generic libpoly1305 poly1305_generic chacha20poly1305 tls)
+
+# e2e_stage_modules DIR [--optional] MODULE...: the guest kernel's MODULEs,
+# each after the modules it depends on (modules.dep lists the deepest
+# last), decompressed into DIR, and DIR/order, the order to insmod them in
+# (the guest has no modprobe). A module modules.dep lacks fails the run, or
+# with --optional is taken as built in.
+e2e_stage_modules() {
+	local dir=$1 optional=0 mdir line f i m name
+	shift
+	[[ ${1:-} != --optional ]] || { optional=1; shift; }
+	mdir=$E2E_KROOT/lib/modules/$E2E_KVER
+	local -a order=() parts
+	local -A seen=()
+	for m in "$@"; do
+		line=$(grep -E "/${m}\.ko(\.xz|\.zst|\.gz)?:" "$mdir/modules.dep" | head -n1) || true
+		if [[ -z $line ]]; then
+			((optional)) || e2e_die "module $m not in $mdir/modules.dep"
+			e2e_log "no module $m (built in?)"
+			continue
+		fi
+		read -r -a parts <<<"${line/:/ }"
+		for ((i = ${#parts[@]} - 1; i >= 1; i--)); do
+			f=${parts[i]}
+			[[ -n ${seen[$f]:-} ]] || { seen[$f]=1; order+=("$f"); }
+		done
+		f=${parts[0]}
+		[[ -n ${seen[$f]:-} ]] || { seen[$f]=1; order+=("$f"); }
+	done
+	mkdir -p "$dir"
+	: >"$dir/order"
+	for f in "${order[@]}"; do
+		name=${f##*/}
+		name=${name%.xz}
+		name=${name%.zst}
+		name=${name%.gz}
+		case $f in
+		*.xz) xz -dc "$mdir/$f" >"$dir/$name" ;;
+		*.zst) zstd -qdc "$mdir/$f" >"$dir/$name" ;;
+		*.gz) gzip -dc "$mdir/$f" >"$dir/$name" ;;
+		*) cp "$mdir/$f" "$dir/$name" ;;
+		esac
+		echo "$name" >>"$dir/order"
+	done
+}
+
 # e2e_initramfs OUT: build a gzip'd newc initramfs with static busybox, the
 # guest init script and the decompressed modules (in load order).
 e2e_initramfs() {
-	local out=$1 stage mdir dep m f line
+	local out=$1 stage
 	stage=$(mktemp -d "${TMPDIR:-/tmp}/e2e-initramfs.XXXXXX")
 	# mktemp -d makes it 0700, and it becomes the guest's /: non-root
 	# users (the write checks run some steps as uid 1000/1001) need x.
@@ -118,39 +186,7 @@ e2e_initramfs() {
 	e2e_fshelper
 	cp "$E2E_FSHELPER" "$stage/bin/fshelper"
 	e2e_acltools "$stage"
-	mdir=$E2E_KROOT/lib/modules/$E2E_KVER
-	dep=$mdir/modules.dep
-	# Load order: for each wanted module, its deps (deepest last in
-	# modules.dep, so reversed) then itself; skip duplicates.
-	local -a order=()
-	local -A seen=()
-	for m in "${E2E_MODULES[@]}"; do
-		line=$(grep -E "/${m}\.ko(\.xz|\.zst|\.gz)?:" "$dep" | head -n1)
-		[[ -n $line ]] || e2e_die "module $m not in $dep"
-		local -a parts
-		read -r -a parts <<<"${line/:/ }"
-		local i
-		for ((i = ${#parts[@]} - 1; i >= 1; i--)); do
-			f=${parts[i]}
-			[[ -n ${seen[$f]:-} ]] || { seen[$f]=1; order+=("$f"); }
-		done
-		f=${parts[0]}
-		[[ -n ${seen[$f]:-} ]] || { seen[$f]=1; order+=("$f"); }
-	done
-	: >"$stage/modules/order"
-	for f in "${order[@]}"; do
-		local base=${f##*/} name
-		name=${base%.xz}
-		name=${name%.zst}
-		name=${name%.gz}
-		case $f in
-		*.xz) xz -dc "$mdir/$f" >"$stage/modules/$name" ;;
-		*.zst) zstd -qdc "$mdir/$f" >"$stage/modules/$name" ;;
-		*.gz) gzip -dc "$mdir/$f" >"$stage/modules/$name" ;;
-		*) cp "$mdir/$f" "$stage/modules/$name" ;;
-		esac
-		echo "$name" >>"$stage/modules/order"
-	done
+	e2e_stage_modules "$stage/modules" "${E2E_MODULES[@]}"
 	(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet -R 0:0) | gzip -1 >"$out" ||
 		e2e_die "initramfs build failed"
 	rm -rf "$stage"
